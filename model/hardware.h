@@ -1,0 +1,87 @@
+#pragma once
+// Hardware descriptions: one GPU, and the cluster (system) it sits in.
+//
+// These are plain values filled by the scenario loader from scenarios/catalog/ (every figure
+// there carries its source). Bandwidths are per direction: datasheets quote NVLink as the
+// bidirectional total (H100: 900 GB/s), which is 450 GB/s each way; a NIC of 400 Gb/s moves
+// 50 GB/s each way.
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "model/datatype.h"
+#include "model/units.h"
+
+namespace stepcast {
+
+enum class GpuArchitecture { ampere, ada, hopper, blackwell, cdna3 };
+
+// A named power/clock setting (Jetson's nvpmodel modes, or a capped data-centre part). The
+// scales multiply the GPU's peak compute and memory bandwidth.
+struct PowerMode {
+  std::string name;           // "15W", "MAXN"
+  double watts = 0.0;
+  double compute_scale = 1.0;
+  double memory_bandwidth_scale = 1.0;
+  bool operator==(const PowerMode&) const = default;
+};
+
+struct GpuSpec {
+  std::string name;          // catalog key, e.g. "h100-sxm-80gb"
+  std::string display_name;  // "NVIDIA H100 SXM5 80GB"
+  GpuArchitecture architecture = GpuArchitecture::hopper;
+
+  // Dense (not sparse) peak per input format; zero where the GPU has no such mode.
+  std::array<FlopRate, kDataTypeCount> dense_peak{};
+
+  Bytes memory;                 // HBM (or shared LPDDR on Jetson) capacity
+  Bandwidth memory_bandwidth;   // datasheet peak
+  int sm_count = 0;             // streaming multiprocessors (compute units on AMD)
+  Bytes l2_cache;
+  Bandwidth nvlink_bandwidth;   // per GPU, per direction; zero when the GPU has no NVLink
+  Bandwidth host_bandwidth;     // GPU<->host link per direction (PCIe, or NVLink-C2C on Grace)
+  double tdp_watts = 0.0;
+  std::vector<PowerMode> power_modes;  // empty: the GPU runs at its datasheet figures
+
+  [[nodiscard]] FlopRate peak(DataType t) const { return dense_peak[index_of(t)]; }
+  [[nodiscard]] bool supports(DataType t) const { return dense_peak[index_of(t)].value() > 0.0; }
+  bool operator==(const GpuSpec&) const = default;
+};
+
+enum class FabricKind { rail_optimized_fat_tree, fat_tree, none };
+enum class Transport { infiniband, roce, efa, tcpxo, nvlink };
+
+// The scale-out network between NVLink domains.
+struct NetworkSpec {
+  int nics_per_node = 0;        // application NICs (storage NICs excluded)
+  Bandwidth nic_bandwidth;      // per NIC, per direction
+  Seconds nic_latency;          // one network hop including the NIC pair, small messages
+  Transport transport = Transport::infiniband;
+  FabricKind fabric = FabricKind::rail_optimized_fat_tree;
+  int tiers = 2;                // switch levels (leaf, spine[, core])
+  double oversubscription = 1.0;  // leaf uplink:downlink ratio; 4 means 4:1
+  int nodes_per_leaf = 32;      // how many nodes (per rail) one leaf switch serves
+  bool in_network_reduction = false;  // SHARP / CollNet available
+  bool operator==(const NetworkSpec&) const = default;
+};
+
+// One cluster: which GPU, how many, how they are grouped and connected.
+struct SystemSpec {
+  std::string name;          // catalog key, e.g. "dgx-h100"
+  std::string display_name;
+  GpuSpec gpu;
+  int gpus = 1;              // GPUs in the job
+  int gpus_per_node = 8;
+  int nvlink_domain_gpus = 8;  // GPUs that reach each other through NVLink (72 on GB200 NVL72)
+  bool nvlink_sharp = false;   // NVLS: in-switch reduction on NVSwitch gen 3+
+  Bandwidth intra_node_bandwidth;  // per GPU per direction inside a node (NVLink, or PCIe when none)
+  Seconds intra_node_latency;      // one intra-node hop, small messages
+  NetworkSpec network;
+  Bytes host_memory_per_node;
+
+  [[nodiscard]] int nodes() const { return (gpus + gpus_per_node - 1) / gpus_per_node; }
+  bool operator==(const SystemSpec&) const = default;
+};
+
+}  // namespace stepcast

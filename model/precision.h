@@ -1,0 +1,55 @@
+#pragma once
+// Which numeric format each part of a run uses.
+//
+// `precision: bf16` in a scenario expands to Megatron's mixed precision: BF16 compute and weights,
+// FP32 gradient accumulation and reduction, FP32 master weights and Adam moments — 2 + 4 + 12 = 18
+// bytes per parameter (Rajbhandari et al. 2020, ZeRO, Sec. 3.1 counts 16 with FP16 gradients;
+// Megatron keeps FP32 main gradients). `fp32`/`tf32` keep everything in FP32 with no master copy.
+// `fp8` computes GEMMs in FP8 (Transformer Engine) while keeping BF16 weights and FP32 states.
+// Inference scenarios use `params` as the stored weight format (int8/int4 weight-only, fp8 W8A8)
+// and `kv_cache` for the cache.
+
+#include "model/datatype.h"
+
+namespace stepcast {
+
+enum class Fp8Scaling { delayed, current };
+
+struct PrecisionConfig {
+  DataType compute = DataType::bf16;    // GEMM input format
+  DataType params = DataType::bf16;     // stored weights used by forward/backward
+  DataType grads = DataType::fp32;      // gradient accumulation and reduction
+  DataType optimizer = DataType::fp32;  // master weights and Adam moments
+  DataType kv_cache = DataType::bf16;   // inference KV cache
+  bool master_weights = true;           // a separate FP32 master copy (false for pure FP32)
+  bool loss_scaling = false;            // FP16 dynamic loss scaling
+  Fp8Scaling fp8_scaling = Fp8Scaling::delayed;
+  bool operator==(const PrecisionConfig&) const = default;
+};
+
+// The expansion of a one-word `precision:` value. fp32/tf32/fp16/bf16/fp8 are valid training
+// shorthands; the loader rejects the others there.
+constexpr PrecisionConfig precision_shorthand(DataType compute) {
+  PrecisionConfig p;
+  p.compute = compute;
+  switch (compute) {
+    case DataType::fp32:
+    case DataType::tf32:
+      p.params = DataType::fp32;
+      p.kv_cache = DataType::fp32;
+      p.master_weights = false;
+      break;
+    case DataType::fp16:
+      p.params = DataType::fp16;
+      p.kv_cache = DataType::fp16;
+      p.loss_scaling = true;
+      break;
+    default:
+      p.params = DataType::bf16;
+      p.kv_cache = DataType::bf16;
+      break;
+  }
+  return p;
+}
+
+}  // namespace stepcast

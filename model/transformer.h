@@ -1,0 +1,60 @@
+#pragma once
+// The shape of a decoder-only transformer: what the work is, independent of how it is run.
+//
+// Dense, GQA/MQA (kv_heads < heads), multi-head latent attention (MLA, DeepSeek-V2/V3) and
+// mixture-of-experts models share this one description. Dimensions are element counts.
+
+#include <optional>
+#include <string>
+
+namespace stepcast {
+
+enum class MlpKind { gelu, swiglu };
+enum class NormKind { layernorm, rmsnorm };
+
+// Multi-head latent attention (DeepSeek-V2, arXiv:2405.04434 Sec. 2.1): K and V are compressed
+// into a kv_lora_rank latent that is cached; queries optionally through a q_lora_rank latent.
+struct MlaSpec {
+  int q_lora_rank = 0;        // 0: queries projected directly from the hidden state
+  int kv_lora_rank = 512;
+  int qk_nope_head_dim = 128;
+  int qk_rope_head_dim = 64;
+  int v_head_dim = 128;
+  bool operator==(const MlaSpec&) const = default;
+};
+
+// Mixture of experts. experts == 1 means a dense MLP.
+struct MoeSpec {
+  int experts = 1;            // routed experts per MoE layer
+  int top_k = 1;              // experts each token is routed to
+  int ffn_hidden = 0;         // per-expert FFN width (0: same as the dense ffn_hidden)
+  int shared_experts = 0;     // always-active experts (DeepSeekMoE)
+  double capacity_factor = 1.0;   // tokens an expert accepts, relative to a perfectly even share
+  double load_imbalance = 1.0;    // busiest expert's load over the mean (router imbalance)
+  int first_dense_layers = 0;     // leading layers with a dense MLP (DeepSeek-V3: 3)
+
+  [[nodiscard]] bool is_moe() const { return experts > 1; }
+  bool operator==(const MoeSpec&) const = default;
+};
+
+struct TransformerSpec {
+  std::string name;           // catalog key or "custom"
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;           // == heads for MHA, 1 for MQA
+  int head_dim = 0;           // usually hidden / heads
+  int ffn_hidden = 0;         // dense MLP width
+  int vocab = 0;
+  MlpKind mlp = MlpKind::gelu;
+  NormKind norm = NormKind::layernorm;
+  bool tied_embeddings = false;
+  bool linear_bias = true;    // GPT-style biases in linear layers (Llama: none)
+  std::optional<MlaSpec> mla;
+  MoeSpec moe;
+
+  [[nodiscard]] bool is_moe() const { return moe.is_moe(); }
+  bool operator==(const TransformerSpec&) const = default;
+};
+
+}  // namespace stepcast

@@ -1,0 +1,101 @@
+#pragma once
+// What is being run: a training job (sequences per optimizer step) or an inference workload.
+//
+// Inference has two modes. Static: one batch of fixed input/output lengths (what TensorRT-LLM's
+// static tables measure). Serving: a stream of requests through a discrete-event simulation; its
+// arrival process, length distributions, scheduler and SLOs live in ServingWorkload.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/units.h"
+
+namespace stepcast {
+
+struct TrainingWorkload {
+  int seq_len = 2048;
+  int global_batch = 1;   // sequences per optimizer step
+  int micro_batch = 1;    // sequences per micro-batch per data-parallel replica
+
+  // Terms that make a real run slower than its step time (goodput); zero/empty means ignored.
+  struct Goodput {
+    double dataloader_samples_per_s = 0.0;  // per data-parallel replica; 0: never the bottleneck
+    double straggler_cv = 0.0;              // coefficient of variation of per-rank step time
+    Seconds checkpoint_interval;            // 0: no checkpoints
+    Bytes checkpoint_size;                  // 0: derived from the model states
+    Bandwidth checkpoint_write_bandwidth;   // per node, to the checkpoint store
+    double gpu_mtbf_hours = 0.0;            // 0: no failures
+    Seconds restart_time;
+    bool operator==(const Goodput&) const = default;
+  } goodput;
+  bool operator==(const TrainingWorkload&) const = default;
+};
+
+enum class InferenceMode { static_batch, serving };
+enum class BatchScheduler { continuous, static_batch, dynamic };
+enum class ArrivalProcess { poisson, gamma, all_at_once, trace };
+enum class LengthDistribution { fixed, uniform, lognormal, exponential };
+
+struct LengthSpec {
+  LengthDistribution dist = LengthDistribution::fixed;
+  double mean = 0.0;
+  double p99 = 0.0;   // for lognormal; ignored by fixed
+  double min = 1.0;
+  double max = 0.0;   // 0: unbounded
+  bool operator==(const LengthSpec&) const = default;
+};
+
+struct TraceRequest {
+  Seconds arrival;
+  int input_len = 0;
+  int output_len = 0;
+  bool operator==(const TraceRequest&) const = default;
+};
+
+struct ServingWorkload {
+  ArrivalProcess arrivals = ArrivalProcess::poisson;
+  double arrival_rate_per_s = 1.0;
+  double gamma_cv = 1.0;          // coefficient of variation of inter-arrival times (gamma)
+  int requests = 1000;
+  LengthSpec input_len;
+  LengthSpec output_len;
+  std::vector<TraceRequest> trace;  // filled when arrivals == trace
+  std::string trace_file;           // provenance of the trace
+  std::uint64_t seed = 1;
+  BatchScheduler scheduler = BatchScheduler::continuous;
+  int max_batch = 256;              // sequences in flight
+  int max_batch_tokens = 8192;      // token budget per iteration (chunked prefill)
+  bool chunked_prefill = true;
+  Seconds batch_timeout;            // dynamic batching window
+  int kv_block_tokens = 16;
+  double kv_memory_fraction = 0.9;  // share of free memory given to the KV cache
+  enum class Preemption { recompute, swap } preemption = Preemption::recompute;
+  double prefix_cache_hit_rate = 0.0;  // fraction of input tokens found in the prefix cache
+  int replicas = 1;
+  struct Disaggregation {
+    bool enabled = false;
+    int prefill_gpus = 0;
+    int decode_gpus = 0;
+    bool operator==(const Disaggregation&) const = default;
+  } disaggregation;
+  struct Slo {
+    Seconds ttft;   // 0: no SLO on first-token latency
+    Seconds tpot;   // 0: no SLO on time per output token
+    bool operator==(const Slo&) const = default;
+  } slo;
+  bool operator==(const ServingWorkload&) const = default;
+};
+
+struct InferenceWorkload {
+  InferenceMode mode = InferenceMode::static_batch;
+  int batch = 1;
+  int input_len = 128;
+  int output_len = 128;
+  bool cuda_graphs = true;
+  ServingWorkload serving;   // used when mode == serving
+  bool operator==(const InferenceWorkload&) const = default;
+};
+
+}  // namespace stepcast

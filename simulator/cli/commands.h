@@ -1,0 +1,17 @@
+#pragma once
+// Subcommands of `stepcast`. Each add_* function registers one subcommand on the app; its
+// callback does the work and stores the process exit code in `exit_code`. Errors travel as
+// exceptions (simulator/diagnostics.h) and main() maps them to exit codes:
+//   0 ok, 1 bad input, 2 usage, 3 infeasible (only where --strict asks for it).
+
+namespace CLI {
+class App;
+}
+
+namespace stepcast::cli {
+
+struct CommandSet {
+  int exit_code = 0;
+};
+
+}  // namespace stepcast::cli
