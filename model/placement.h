@@ -1,0 +1,50 @@
+#pragma once
+// Placement: which GPUs each parallel group occupies, and what that means for its links.
+//
+// Ranks map to GPUs in order (rank r is GPU r; GPU g sits on node g / gpus_per_node). The
+// parallel dimensions vary from fastest to slowest as ParallelConfig::order says, Megatron's
+// "tp-cp-ep-dp-pp" by default: TP ranks are adjacent (inside a node), PP stages furthest apart.
+// `ep` splits the data-parallel dimension (Megatron-Core expert layers) and must sit directly
+// before `dp` when present. All groups of one kind are translates of the group holding rank 0,
+// so describing that group describes them all.
+
+#include <string>
+#include <vector>
+
+#include "model/collective.h"
+#include "model/hardware.h"
+#include "model/parallel.h"
+
+namespace stepcast {
+
+enum class ParallelDim { tp, cp, ep, dp, pp };
+
+constexpr std::string_view to_string(ParallelDim d) {
+  switch (d) {
+    case ParallelDim::tp: return "tp";
+    case ParallelDim::cp: return "cp";
+    case ParallelDim::ep: return "ep";
+    case ParallelDim::dp: return "dp";
+    case ParallelDim::pp: return "pp";
+  }
+  return "?";
+}
+
+// Ranks of the group of kind `dim` that contains rank 0, in ring order. For pp this is every
+// stage of one pipeline; for dp the whole data-parallel group (ep included).
+std::vector<int> group_members(ParallelDim dim, const ParallelConfig& parallel);
+
+// Where the ranks sit: ranks per node, nodes spanned, NIC share, leaf switches crossed.
+GroupLayout layout_of(const std::vector<int>& members, const SystemSpec& system);
+
+// Shorthand: layout_of(group_members(dim, parallel), system).
+GroupLayout layout_of(ParallelDim dim, const ParallelConfig& parallel, const SystemSpec& system);
+
+// The two neighbouring pipeline stages that exchange activations (stage 0 and stage 1).
+GroupLayout pipeline_neighbour_layout(const ParallelConfig& parallel, const SystemSpec& system);
+
+// Human-readable placement, e.g. "inside NVLink (8 GPUs of one node)" or
+// "16 nodes across rails (1 GPU per node, 1/8 of each node's NICs)".
+std::string describe(const GroupLayout& layout, const SystemSpec& system);
+
+}  // namespace stepcast
