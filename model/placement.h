@@ -1,12 +1,15 @@
 #pragma once
 // Placement: which GPUs each parallel group occupies, and what that means for its links.
 //
-// Ranks map to GPUs in order (rank r is GPU r; GPU g sits on node g / gpus_per_node). The
+// Ranks map to GPUs in order (rank r is GPU r; GPU g sits on server g / gpus_per_node). The
 // parallel dimensions vary from fastest to slowest as ParallelConfig::order says, Megatron's
 // "tp-cp-ep-dp-pp" by default: TP ranks are adjacent (inside a node), PP stages furthest apart.
 // `ep` splits the data-parallel dimension (Megatron-Core expert layers) and must sit directly
 // before `dp` when present. All groups of one kind are translates of the group holding rank 0,
 // so describing that group describes them all.
+//
+// For communication a "node" of GroupLayout is an NVLink domain: a server, or a whole GB200 NVL72
+// rack (system.nvlink_domain_gpus > gpus_per_node), whose GPUs all reach each other over NVLink.
 
 #include <string>
 #include <vector>
@@ -14,6 +17,8 @@
 #include "model/collective.h"
 #include "model/hardware.h"
 #include "model/parallel.h"
+#include "model/prediction.h"
+#include "model/topology.h"
 
 namespace stepcast {
 
@@ -46,5 +51,25 @@ GroupLayout pipeline_neighbour_layout(const ParallelConfig& parallel, const Syst
 // Human-readable placement, e.g. "inside NVLink (8 GPUs of one node)" or
 // "16 nodes across rails (1 GPU per node, 1/8 of each node's NICs)".
 std::string describe(const GroupLayout& layout, const SystemSpec& system);
+
+// Which kinds of link a group's ring crosses, found on the topology graph: the path from each
+// member to the next (and the last back to the first).
+struct GroupLinks {
+  bool nvlink = false;
+  bool pcie = false;     // GPU-to-GPU over PCIe (no NVLink between them)
+  bool network = false;  // through NICs and a leaf switch
+  bool spine = false;    // through the spine (leaf uplinks)
+  bool operator==(const GroupLinks&) const = default;
+};
+GroupLinks links_crossed(const std::vector<int>& members, const Topology& topology);
+// "NVLink", "NVLink + network", "NVLink + network + spine", "none".
+std::string describe(const GroupLinks& links);
+
+// Every parallel group larger than one GPU, in the order tp, cp, ep, dp, pp (pp: the neighbouring
+// stages that exchange activations), each with its layout description.
+std::vector<GroupPlacement> placement_report(const ParallelConfig& parallel, const SystemSpec& system);
+// One line for predict/explain: "TP: inside NVLink (8 GPUs of one node); DP: 16 nodes across
+// rails (1 GPU per node, 1/8 of each node's NICs)".
+std::string placement_summary(const ParallelConfig& parallel, const SystemSpec& system);
 
 }  // namespace stepcast

@@ -80,3 +80,60 @@ TEST_CASE("groups spanning more nodes than a leaf serves cross the spine") {
   CHECK(dp.nodes == 64);
   CHECK(dp.leaf_domains == 2);
 }
+
+TEST_CASE("a GB200 NVL72 rack is one node for communication: TP=8 over two trays stays inside NVLink") {
+  SystemSpec s = dgx(144);
+  s.gpus_per_node = 4;
+  s.nvlink_domain_gpus = 72;
+  const auto tp = layout_of(ParallelDim::tp, layout(8, 1, 18), s);
+  CHECK(tp.nodes == 1);
+  CHECK(tp.leaf_domains == 1);
+  CHECK(describe(tp, s) == "inside NVLink (8 GPUs of one 72-GPU NVLink domain)");
+  const auto dp = layout_of(ParallelDim::dp, layout(8, 1, 18), s);
+  CHECK(dp.nodes == 2);            // 18 DP ranks, 8 GPUs apart: 9 per rack
+  CHECK(dp.ranks_per_node == 9);
+  CHECK(dp.nic_share == doctest::Approx(9.0 / 72.0));
+}
+
+TEST_CASE("configurable order: dp before tp puts DP inside a node and TP across nodes") {
+  auto p = layout(8, 1, 8);
+  p.order = "dp-tp-pp";
+  const auto sys = dgx(64);
+  CHECK(layout_of(ParallelDim::dp, p, sys).nodes == 1);
+  CHECK(layout_of(ParallelDim::tp, p, sys).nodes == 8);
+}
+
+TEST_CASE("the topology says which links a group's ring crosses") {
+  SystemSpec s = dgx(64);
+  s.network.nics_per_node = 8;
+  s.network.nic_bandwidth = units::gigabits_per_second(400);
+  s.network.nodes_per_leaf = 4;
+  const Topology topo(s);
+  const auto p = layout(8, 1, 8);
+  const auto tp = links_crossed(group_members(ParallelDim::tp, p), topo);
+  CHECK(tp == GroupLinks{true, false, false, false});
+  CHECK(describe(tp) == "NVLink");
+  // DP over 8 nodes, 4 per leaf: through NICs, leaves and the spine, never NVLink.
+  const auto dp = links_crossed(group_members(ParallelDim::dp, p), topo);
+  CHECK(dp.network);
+  CHECK(dp.spine);
+  CHECK_FALSE(dp.nvlink);
+  CHECK(describe(dp) == "network + spine");
+}
+
+TEST_CASE("placement strings for predict and explain") {
+  SystemSpec s = dgx(1024);
+  const auto p = layout(8, 8, 16);
+  CHECK(placement_summary(p, s) ==
+        "TP: inside NVLink (8 GPUs of one node); DP: 16 nodes across rails (1 GPU per node, 1/8 of each node's "
+        "NICs); PP: stage to stage: 2 nodes across rails (1 GPU per node, 1/8 of each node's NICs)");
+  const auto report = placement_report(p, s);
+  REQUIRE(report.size() == 3);
+  CHECK(report[0].group == "tp");
+  CHECK(report[1].size == 16);
+  SystemSpec over = dgx(512);
+  over.network.oversubscription = 4.0;
+  CHECK(describe(layout_of(ParallelDim::dp, layout(8, 1, 64), over), over) ==
+        "64 nodes across rails (1 GPU per node, 1/8 of each node's NICs), through the spine (2 leaf switches, 4:1 "
+        "oversubscribed)");
+}

@@ -1,0 +1,393 @@
+#include "model/nccl_model.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "model/topology.h"
+
+namespace stepcast {
+
+namespace {
+
+constexpr double kBytesPerGigabyte = 1e9;
+constexpr double kMicrosecond = 1e-6;
+
+// floor(log2(x)) for x >= 1, 0 below (NCCL's log2i).
+int log2i(std::uint64_t x) { return x == 0 ? 0 : static_cast<int>(std::bit_width(x)) - 1; }
+
+bool is_reduction_ring_op(CollectiveOp op) {
+  return op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter ||
+         op == CollectiveOp::broadcast || op == CollectiveOp::reduce;
+}
+
+// Ring steps per collective (tuning.cc nsteps): 2(n-1) for all-reduce, n-1 for all-gather and
+// reduce-scatter, n for broadcast and reduce.
+int ring_steps(CollectiveOp op, int n) {
+  switch (op) {
+    case CollectiveOp::all_reduce: return 2 * (n - 1);
+    case CollectiveOp::all_gather:
+    case CollectiveOp::reduce_scatter: return n - 1;
+    default: return n;
+  }
+}
+
+// NCCL's tree correction, indexed by log2(bytes/64) and stepped per power of two; we interpolate
+// linearly in log2(size) between its points, so that a step up of the table never makes a larger
+// message faster (the table rises by at most 0.2 per doubling, well below the 0.69 x factor that
+// would let bandwidth outgrow size).
+double tree_correction(const std::array<double, 24>& table, double bytes) {
+  if (bytes < 64.0) return table.front();
+  const double x = std::log2(bytes / 64.0);
+  const auto last = static_cast<double>(table.size() - 1);
+  if (x >= last) return table.back();
+  const auto i = static_cast<std::size_t>(x);
+  const double f = x - static_cast<double>(i);
+  return table[i] * (1.0 - f) + table[i + 1] * f;
+}
+
+}  // namespace
+
+struct NcclCollectiveModel::Context {
+  int n = 1;          // ranks
+  int ppn = 1;        // ranks per NVLink domain
+  int k = 1;          // domains
+  NcclScale scale = NcclScale::one_node;
+  double intra_gbps = 0.0;  // NCCL bus bandwidth of one GPU inside its domain
+  double net_gbps = 0.0;    // network bandwidth of one domain available to this group
+  int channels = 2;         // ring/tree channels
+  double ll_max_gbps = 0.0;
+  double transport_latency_us = 0.0;
+};
+
+NcclCollectiveModel::NcclCollectiveModel(const SystemSpec& system, NcclParameters parameters)
+    : NcclCollectiveModel(system, derive_fabric_figures(system), std::move(parameters)) {}
+
+NcclCollectiveModel::NcclCollectiveModel(const SystemSpec& system, const FabricFigures& fabric,
+                                         NcclParameters parameters)
+    : m_parameters(std::move(parameters)), m_fabric(fabric) {
+  const NcclParameters& p = m_parameters;
+  m_generation = nccl_generation(system.gpu.architecture);
+  m_transport = system.network.transport;
+  const std::size_t g = index_of(m_generation);
+  m_nvls = system.nvlink_sharp && fabric.nvlink && p.nvls_efficiency[g] > 0.0;
+  m_collnet = system.network.in_network_reduction;
+  const double link_gbps = fabric.gpu_link.value() / kBytesPerGigabyte;
+  m_intra_gbps = fabric.nvlink ? link_gbps * p.nvlink_link_gbps[g] / p.nvlink_datasheet_link_gbps[g]
+                               : link_gbps * p.pci_efficiency;
+  m_network_gbps = fabric.domain_network.value() / kBytesPerGigabyte * p.network_efficiency[index_of(m_transport)];
+  m_uplink_ratio = fabric.domain_network.value() > 0.0 ? fabric.domain_uplink / fabric.domain_network : 1.0;
+  m_transport_latency_us = system.network.nic_latency.value() > 0.0
+                               ? system.network.nic_latency.value() / kMicrosecond
+                               : p.transport_latency_us[index_of(m_transport)];
+}
+
+NcclCollectiveModel::Context NcclCollectiveModel::context_of(const GroupLayout& group) const {
+  const NcclParameters& p = m_parameters;
+  Context c;
+  c.n = std::max(group.size, 1);
+  c.ppn = std::clamp(group.ranks_per_node, 1, c.n);
+  c.k = std::max(group.nodes, 1);
+  c.scale = c.k == 1 ? NcclScale::one_node : (c.k == 2 ? NcclScale::two_nodes : NcclScale::four_plus_nodes);
+  c.intra_gbps = m_intra_gbps;
+  const double share = std::clamp(group.nic_share, 1e-6, 1.0);
+  c.net_gbps = m_network_gbps * share * (group.leaf_domains > 1 ? m_uplink_ratio : 1.0);
+  if (c.k == 1) {
+    const int links = m_fabric.nvlink ? m_fabric.nvlink_links : 1;
+    c.channels = std::clamp(p.channels_per_nvlink_link * links, 2, p.max_channels);
+    c.ll_max_gbps = p.ll_max_one_node_gbps[index_of(m_generation)];
+  } else {
+    const double nics = m_fabric.nics_per_domain * share;
+    c.channels = std::clamp(static_cast<int>(std::lround(p.channels_per_nic * nics)), 2, p.max_channels);
+    c.ll_max_gbps = p.ll_max_multi_node_gbps[index_of(c.scale)];
+  }
+  c.transport_latency_us = c.k > 1 ? m_transport_latency_us : 0.0;
+  return c;
+}
+
+CollectiveEstimate NcclCollectiveModel::evaluate(CollectiveOp op, CollectiveAlgorithm a, CollectiveProtocol pr,
+                                                 double bytes, const Context& c) const {
+  const NcclParameters& p = m_parameters;
+  CollectiveEstimate e;
+  e.algorithm = a;
+  e.protocol = pr;
+  const bool simple = pr == CollectiveProtocol::simple;
+  const bool single = c.k == 1;
+  const bool all_reduce = op == CollectiveOp::all_reduce;
+  const bool gather_scatter = op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
+  const std::size_t gi = index_of(m_generation);
+  const std::size_t si = index_of(c.scale);
+  const std::size_t ai = index_of(a);
+  const std::size_t pi = index_of(pr);
+
+  // --- Which algorithm applies (tuning.cc enable rules) ----------------------------------------------
+  switch (a) {
+    case CollectiveAlgorithm::ring:
+      if (!is_reduction_ring_op(op)) return e;
+      break;
+    case CollectiveAlgorithm::tree:
+      if (!all_reduce) return e;
+      break;
+    case CollectiveAlgorithm::nvls:
+      // One domain; across domains only with CollNet (NVLS+SHARP).
+      if (!m_nvls || c.ppn < 2 || !(all_reduce || gather_scatter) || (!single && !m_collnet)) return e;
+      break;
+    case CollectiveAlgorithm::nvls_tree:
+      if (!m_nvls || single || c.ppn < 2 || !all_reduce) return e;
+      break;
+    case CollectiveAlgorithm::pat:
+      // "PAT only supports 1 GPU per node".
+      if (!gather_scatter || single || c.ppn != 1) return e;
+      break;
+    case CollectiveAlgorithm::collnet_direct:
+    case CollectiveAlgorithm::collnet_chain:
+      if (!m_collnet || single || !all_reduce) return e;
+      break;
+    case CollectiveAlgorithm::p2p: return e;
+  }
+  const bool simple_only = a != CollectiveAlgorithm::ring && a != CollectiveAlgorithm::tree;
+  if (simple_only && !simple) return e;
+  // LL128 only over NVLink (tuning.cc: typeIntra <= PATH_NVB).
+  if (pr == CollectiveProtocol::ll128 && !m_fabric.nvlink) return e;
+
+  // --- Bandwidth, GB/s -----------------------------------------------------------------------------
+  const double n = c.n;
+  const double ppn = c.ppn;
+  int channels = c.channels;
+  double algbw = 0.0;
+  // LL's cap (llMaxBw) bounds the whole communicator, not each channel: at small sizes, where
+  // NCCL runs fewer channels, the per-channel bandwidth scales down from the uncapped figure.
+  // `ceiling` holds that absolute cap in algorithm-bandwidth terms.
+  double ceiling = std::numeric_limits<double>::infinity();
+  switch (a) {
+    case CollectiveAlgorithm::ring: {
+      double bus = single ? c.intra_gbps : (c.ppn > 1 ? std::min(c.intra_gbps, c.net_gbps) : c.net_gbps);
+      const double ratio = n / ring_steps(op, c.n);
+      if (pr == CollectiveProtocol::ll) {
+        bus *= p.ring_ll_factor;
+        ceiling = c.ll_max_gbps * ratio;
+      }
+      if (pr == CollectiveProtocol::ll128)
+        bus = std::min(bus * p.ring_ll128_factor, channels * p.ring_ll128_per_channel_gbps[gi]);
+      algbw = bus * ratio;
+      break;
+    }
+    case CollectiveAlgorithm::tree: {
+      // A tree of two domains exchanges each half once each way: twice the one-way bandwidth.
+      double graph = single ? c.intra_gbps : (c.k == 2 ? 2.0 * c.net_gbps : c.net_gbps);
+      if (!single && c.ppn > 1) graph = std::min(graph, c.intra_gbps);
+      double bus = std::min(graph * p.tree_factor, channels * p.tree_per_channel_gbps[gi][si]);
+      const double correction = tree_correction(p.tree_correction[pi], bytes);
+      if (pr == CollectiveProtocol::ll) {
+        bus *= p.tree_ll_factor;
+        ceiling = c.ll_max_gbps * p.tree_algbw_ratio * correction;
+      }
+      if (pr == CollectiveProtocol::ll128)
+        bus = std::min(bus * (single ? p.tree_ll128_one_node_factor : p.tree_ll128_multi_node_factor),
+                       channels * p.tree_ll128_per_channel_gbps[gi][si]);
+      algbw = bus * p.tree_algbw_ratio * correction;
+      break;
+    }
+    case CollectiveAlgorithm::nvls: {
+      // Multimem reduce-scatter + multicast store: each GPU moves S(1 + 1/n) each way for an
+      // all-reduce (n/(n+1) of the link), S for all-gather/reduce-scatter.
+      const double eff = c.intra_gbps * p.nvls_efficiency[gi];
+      algbw = all_reduce ? eff * ppn / (ppn + 1.0) : eff;
+      if (!single) algbw = std::min(algbw, c.net_gbps);
+      channels = p.nvls_channels;
+      break;
+    }
+    case CollectiveAlgorithm::nvls_tree: {
+      const double intra = c.intra_gbps * p.nvls_efficiency[gi] * ppn / (ppn + 1.0);
+      // nvls_tree: bwInter across two nodes, bwInter/2 beyond (tuning.cc).
+      const double inter = c.k <= 2 ? c.net_gbps : c.net_gbps / 2.0;
+      algbw = std::min(intra, inter);
+      const double cap = p.nvls_tree_per_channel_gbps[gi][si];
+      if (cap > 0.0) algbw = std::min(algbw, p.nvls_channels * cap);
+      channels = p.nvls_channels;
+      break;
+    }
+    case CollectiveAlgorithm::pat:
+      algbw = c.net_gbps * p.pat_factor;
+      break;
+    case CollectiveAlgorithm::collnet_direct:
+    case CollectiveAlgorithm::collnet_chain: {
+      // The switch reduces: a domain sends and receives S once over its NICs; inside the domain a
+      // reduce-scatter and all-gather move S(ppn-1)/ppn twice.
+      const double intra = c.ppn > 1 ? c.intra_gbps * ppn / (2.0 * (ppn - 1.0)) : c.intra_gbps;
+      algbw = std::min(intra, c.net_gbps) * p.collnet_factor;
+      break;
+    }
+    case CollectiveAlgorithm::p2p: break;
+  }
+  const double full_algbw = std::min(algbw, ceiling);
+  if (!(full_algbw > 0.0)) return e;
+
+  // --- Latency, microseconds -----------------------------------------------------------------------
+  const NcclLink intra_link = m_fabric.nvlink ? NcclLink::nvlink : NcclLink::pci;
+  const double intra_lat = p.hw_latency_us[index_of(intra_link)][ai][pi];
+  // "With ppn=1 latencies are fully exposed, use the Tree network latency."
+  const std::size_t net_row = c.ppn == 1 ? index_of(CollectiveAlgorithm::tree) : ai;
+  double inter_lat = p.hw_latency_us[index_of(NcclLink::net)][net_row][pi] + c.transport_latency_us;
+  if (simple) inter_lat += c.transport_latency_us;  // "Also add the flush extra latency"
+  const int levels = log2i(static_cast<std::uint64_t>(c.k));
+  double latency = p.base_latency_us[ai][pi];
+  switch (a) {
+    case CollectiveAlgorithm::ring: {
+      if (op == CollectiveOp::broadcast || op == CollectiveOp::reduce) {
+        latency += (c.n - c.k) * intra_lat + (c.k - 1) * inter_lat;
+        break;
+      }
+      const int steps = ring_steps(op, c.n);
+      const int inter_steps = single ? 0 : (all_reduce ? 2 * (c.k - 1) : c.k - 1);
+      double step_lat = intra_lat;
+      if (!single) step_lat = std::max(step_lat, p.net_overhead_us * (simple ? p.net_overhead_simple_factor : 1.0));
+      latency += (steps - inter_steps) * step_lat + inter_steps * inter_lat;
+      if (simple && !single && all_reduce && bytes / (channels * n) >= 64.0) latency *= p.ring_plateau_factor;
+      break;
+    }
+    case CollectiveAlgorithm::tree:
+      latency += 2.0 * ((ppn - 1.0) * intra_lat + levels * inter_lat);
+      break;
+    case CollectiveAlgorithm::nvls:
+      latency = intra_lat + (single ? 0.0 : inter_lat);
+      break;
+    case CollectiveAlgorithm::nvls_tree:
+      latency += intra_lat + 2.0 * levels * inter_lat;
+      break;
+    case CollectiveAlgorithm::pat:
+      latency = p.pat_base_latency_us + levels * (inter_lat / p.pat_log_divisor) + n * p.pat_per_rank_latency_us;
+      break;
+    case CollectiveAlgorithm::collnet_direct:
+      latency += 2.0 * (std::min(1.0, ppn - 1.0) * intra_lat + (ppn - 1.0) * p.collnet_arity_latency_us) + inter_lat;
+      break;
+    case CollectiveAlgorithm::collnet_chain:
+      latency += 2.0 * (ppn - 1.0) * intra_lat + inter_lat;
+      break;
+    case CollectiveAlgorithm::p2p: break;
+  }
+
+  // --- Parallelism at small sizes (enqueue.cc): fewer channels, then fewer threads -----------------
+  // NCCL drops a channel while bytes < channels * threads * threshold, then halves the threads
+  // while they stay a multiple of 128. We take the continuous version (a fraction of a channel's
+  // threads) so that time never drops when the size grows past a step.
+  const int max_threads = p.max_threads[pi];
+  double threshold = p.thread_threshold_bytes[pi];
+  if (a == CollectiveAlgorithm::ring && pr == CollectiveProtocol::ll) threshold *= n;
+  int min_threads = max_threads;
+  while (min_threads % 128 == 0) min_threads /= 2;
+  const double work = bytes / (max_threads * threshold);  // channels' worth of full-thread work
+  const double parallel = work >= 1.0 ? std::min(work, static_cast<double>(channels)) / channels
+                                      : std::max(work, static_cast<double>(min_threads) / max_threads) / channels;
+
+  // --- Pipeline fill (ours): D stages of one chunk per channel -----------------------------------
+  double depth = 0.0;
+  switch (a) {
+    case CollectiveAlgorithm::ring: depth = p.ring_fill_depth; break;
+    case CollectiveAlgorithm::nvls: depth = p.nvls_fill_depth; break;
+    default: depth = p.tree_fill_base_depth + p.tree_fill_depth_per_level * levels; break;
+  }
+  const double per_stage_bytes = bytes / channels / (a == CollectiveAlgorithm::ring ? n : 1.0);
+  const double chunk = std::min(p.chunk_bytes[pi], per_stage_bytes);
+  const double channel_gbps = full_algbw / channels;
+  const double fill_us = depth * chunk / (channel_gbps * 1e3);
+
+  const double running_algbw = std::min(algbw * parallel, ceiling);
+  e.valid = true;
+  e.latency = Seconds(latency * kMicrosecond);
+  e.bandwidth = Bandwidth(full_algbw * kBytesPerGigabyte);
+  e.time = Seconds((latency + bytes / (running_algbw * 1e3) + fill_us) * kMicrosecond);
+  return e;
+}
+
+CollectiveEstimate NcclCollectiveModel::evaluate_p2p(CollectiveOp op, double bytes, const Context& c) const {
+  // NCCL runs send/recv and all-to-all as point-to-point transfers (LL below NCCL_P2P_LL_THRESHOLD,
+  // Simple above); we price them from the ring's per-hop latencies and the links they cross.
+  const NcclParameters& p = m_parameters;
+  CollectiveEstimate e;
+  e.algorithm = CollectiveAlgorithm::p2p;
+  e.protocol = CollectiveProtocol::simple;
+  const std::size_t ring = index_of(CollectiveAlgorithm::ring);
+  const std::size_t simple = index_of(CollectiveProtocol::simple);
+  const NcclLink intra_link = m_fabric.nvlink ? NcclLink::nvlink : NcclLink::pci;
+  const bool crosses = c.k > 1;
+  const double hop = crosses ? p.hw_latency_us[index_of(NcclLink::net)][ring][simple] + 2.0 * c.transport_latency_us
+                             : p.hw_latency_us[index_of(intra_link)][ring][simple];
+  const double latency = p.base_latency_us[ring][simple] + hop;
+  const double per_gpu_net = c.net_gbps / c.ppn;
+  double seconds_per_byte = 0.0;  // us per byte at full speed, as 1/(GB/s * 1e3)
+  double algbw = 0.0;
+  if (op == CollectiveOp::send_recv) {
+    algbw = crosses ? per_gpu_net : c.intra_gbps;
+    seconds_per_byte = 1.0 / (algbw * 1e3);
+  } else {
+    // Each rank sends S/n to each peer: (ppn-1)/n of S over its domain link, (n-ppn)/n over the
+    // network; both run at once.
+    const double n = c.n;
+    const double intra_us = c.intra_gbps > 0.0 ? (c.ppn - 1.0) / n / (c.intra_gbps * 1e3) : 0.0;
+    const double inter_us = crosses ? (n - c.ppn) / n / (per_gpu_net * 1e3) : 0.0;
+    seconds_per_byte = std::max(intra_us, inter_us);
+    algbw = 1.0 / (seconds_per_byte * 1e3);
+  }
+  if (!(algbw > 0.0)) return e;
+  e.valid = true;
+  e.latency = Seconds(latency * kMicrosecond);
+  e.bandwidth = Bandwidth(algbw * kBytesPerGigabyte);
+  e.time = Seconds((latency + bytes * seconds_per_byte) * kMicrosecond);
+  return e;
+}
+
+CollectiveEstimate NcclCollectiveModel::estimate(CollectiveOp op, Bytes size, const GroupLayout& group,
+                                                 const AlgorithmFilter& filter) const {
+  CollectiveEstimate best;
+  if (group.size <= 1) {
+    best.valid = true;
+    return best;
+  }
+  const Context c = context_of(group);
+  const double bytes = std::max(size.value(), 0.0);
+  if (op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv) {
+    if (filter.algorithm && *filter.algorithm != CollectiveAlgorithm::p2p) return best;
+    return evaluate_p2p(op, bytes, c);
+  }
+  for (std::size_t ai = 0; ai < kAlgorithmCount; ++ai) {
+    const auto a = static_cast<CollectiveAlgorithm>(ai);
+    if (filter.algorithm && *filter.algorithm != a) continue;
+    for (std::size_t pi = 0; pi < kProtocolCount; ++pi) {
+      const auto pr = static_cast<CollectiveProtocol>(pi);
+      if (filter.protocol && *filter.protocol != pr) continue;
+      const CollectiveEstimate e = evaluate(op, a, pr, bytes, c);
+      if (e.valid && (!best.valid || e.time < best.time)) best = e;
+    }
+  }
+  return best;
+}
+
+std::vector<CollectiveEstimate> NcclCollectiveModel::candidates(CollectiveOp op, Bytes size,
+                                                                const GroupLayout& group) const {
+  std::vector<CollectiveEstimate> out;
+  if (group.size <= 1) return out;
+  const Context c = context_of(group);
+  const double bytes = std::max(size.value(), 0.0);
+  if (op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv) {
+    const auto e = evaluate_p2p(op, bytes, c);
+    if (e.valid) out.push_back(e);
+    return out;
+  }
+  for (std::size_t ai = 0; ai < kAlgorithmCount; ++ai) {
+    for (std::size_t pi = 0; pi < kProtocolCount; ++pi) {
+      const auto e = evaluate(op, static_cast<CollectiveAlgorithm>(ai), static_cast<CollectiveProtocol>(pi), bytes, c);
+      if (e.valid) out.push_back(e);
+    }
+  }
+  return out;
+}
+
+Seconds NcclCollectiveModel::time(CollectiveOp op, Bytes size, const GroupLayout& group) const {
+  return estimate(op, size, group).time;
+}
+
+}  // namespace stepcast

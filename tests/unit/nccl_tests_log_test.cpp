@@ -1,0 +1,158 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "simulator/diagnostics.h"
+#include "validation/nccl_tests_log.h"
+
+using namespace stepcast;
+
+namespace {
+const std::string kRef = "tests/fixtures/reference/nccl_logs/";
+const std::string kExtra = "tests/fixtures/nccl_logs_extra/";
+
+std::string error_of(std::string_view text) {
+  try {
+    parse_nccl_tests_log(text, "log.txt");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("every fixture log reads, with its op, ranks and rows") {
+  struct Expect {
+    std::string file;
+    CollectiveOp op;
+    int ranks;  // 0: the log lists no devices
+    std::size_t rows;
+  };
+  const std::vector<Expect> expected{
+      {kRef + "aws_p4de_2x8_allreduce.txt", CollectiveOp::all_reduce, 0, 29},
+      {kRef + "aws_p5_2x8_allreduce.txt", CollectiveOp::all_reduce, 0, 32},
+      {kRef + "a3mega_2x8_allreduce.txt", CollectiveOp::all_reduce, 16, 31},
+      {kRef + "a3mega_2x8_allgather.txt", CollectiveOp::all_gather, 0, 11},
+      {kRef + "cw_gb200_nvl72_2rack_allreduce.txt", CollectiveOp::all_reduce, 144, 6},
+      {kRef + "cw_gb200_nvl72_20rack_allreduce.txt", CollectiveOp::all_reduce, 1440, 6},
+      {kRef + "dranet_b200_2x8_allgather.txt", CollectiveOp::all_gather, 16, 24},
+      {kRef + "mleng_a100_1x8_allreduce.txt", CollectiveOp::all_reduce, 0, 20},
+      {kRef + "oke_a100_2x8_roce_allreduce.txt", CollectiveOp::all_reduce, 16, 2},
+      {kRef + "yw_b200_a4_2x8_allreduce.txt", CollectiveOp::all_reduce, 16, 12},
+      {kExtra + "thanos_a100_1x8_allreduce_mpirun.txt", CollectiveOp::all_reduce, 8, 30},
+      {kExtra + "thanos_a100_1x8_allreduce_g8.txt", CollectiveOp::all_reduce, 8, 30},
+      {kExtra + "dkh_a100_1x8_allreduce_g8.txt", CollectiveOp::all_reduce, 8, 25},
+      {kExtra + "nccltests290_h100_1x8_allreduce_nvls.txt", CollectiveOp::all_reduce, 8, 6},
+      {kExtra + "nccltests290_h100_2x8_allreduce_ring_degraded.txt", CollectiveOp::all_reduce, 0, 11},
+  };
+  for (const auto& e : expected) {
+    INFO(e.file);
+    const auto log = read_nccl_tests_log(e.file);
+    REQUIRE(log.op.has_value());
+    CHECK(*log.op == e.op);
+    CHECK(log.ranks == e.ranks);
+    CHECK(log.rows.size() == e.rows);
+    CHECK_FALSE(log.metadata.at("source").empty());
+  }
+}
+
+TEST_CASE("rank prefixes from srun are stripped and both result groups are read") {
+  const auto log = read_nccl_tests_log(kRef + "aws_p5_2x8_allreduce.txt");
+  const auto& last = log.rows.back();
+  CHECK(last.size.value() == 17179869184.0);
+  CHECK(last.count == 4294967296LL);
+  CHECK(last.type == "float");
+  CHECK(last.redop == "sum");
+  CHECK(last.root == -1);
+  CHECK(last.out_of_place.time.value() == doctest::Approx(66132e-6));
+  CHECK(last.out_of_place.busbw_gbps == doctest::Approx(487.09));
+  REQUIRE(last.in_place.has_value());
+  CHECK(last.in_place->busbw_gbps == doctest::Approx(487.26));
+  CHECK(last.out_of_place.wrong == 0.0);
+  // busbw/algbw = 2(n-1)/n identifies 16 ranks.
+  CHECK(ranks_implied_by_bus_factor(CollectiveOp::all_reduce, last.out_of_place) == 16);
+}
+
+TEST_CASE("validation off prints N/A, out-of-place-only tables have 8 columns") {
+  const auto gather = read_nccl_tests_log(kRef + "a3mega_2x8_allgather.txt");
+  CHECK_FALSE(gather.rows.front().out_of_place.wrong.has_value());
+  CHECK(gather.rows.front().redop == "none");
+  const auto yw = read_nccl_tests_log(kRef + "yw_b200_a4_2x8_allreduce.txt");
+  CHECK_FALSE(yw.rows.front().in_place.has_value());
+  CHECK(yw.gpus_per_thread == 1);
+}
+
+TEST_CASE("author-reduced tables with underscore sizes are read") {
+  const auto log = read_nccl_tests_log(kRef + "mleng_a100_1x8_allreduce.txt");
+  CHECK(log.reduced_table);
+  CHECK(log.rows.front().size.value() == 32768.0);
+  CHECK(log.rows.back().size.value() == 17179869184.0);
+  CHECK(log.rows.back().out_of_place.busbw_gbps == doctest::Approx(234.89));
+}
+
+TEST_CASE("headers give the thread and GPU counts and the NCCL version") {
+  const auto g8 = read_nccl_tests_log(kExtra + "dkh_a100_1x8_allreduce_g8.txt");
+  CHECK(g8.threads == 1);
+  CHECK(g8.gpus_per_thread == 8);
+  CHECK(g8.nccl_version == "2.19.3");
+  const auto dranet = read_nccl_tests_log(kRef + "dranet_b200_2x8_allgather.txt");
+  CHECK(dranet.nccl_version == "2.26.6+cuda12.8");
+}
+
+TEST_CASE("noise inside the table is skipped, not read as results") {
+  // Open MPI help lines start with a number too.
+  const auto log = read_nccl_tests_log(kExtra + "thanos_a100_1x8_allreduce_mpirun.txt");
+  CHECK(log.rows.size() == 30);
+  CHECK(log.rows.back().size.value() == 4294967296.0);
+}
+
+TEST_CASE("older tables without a root column and with an error column") {
+  const std::string text =
+      "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n"
+      "#        (B)    (elements)                       (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
+      "     1048576        262144     float     sum    100.0   10.49   19.66  2e-07    100.0   10.49   19.66  2e-07\n";
+  const auto log = parse_nccl_tests_log(text, "old.txt");
+  REQUIRE(log.rows.size() == 1);
+  CHECK(log.rows[0].root == -1);
+  CHECK(log.rows[0].out_of_place.wrong == doctest::Approx(2e-7));
+}
+
+TEST_CASE("a corrupt file is an error naming the line, not a silent skip") {
+  const std::string header =
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
+      "#wrong\n";
+  // A number that is not a number.
+  CHECK(error_of(header +
+                 "     1048576        262144     float     sum      -1    1x0.0   10.49   19.66      0    100.0   10.49  "
+                 " 19.66      0\n")
+            .find("log.txt:2") != std::string::npos);
+  // A row cut short.
+  CHECK(error_of(header + "     1048576        262144     float     sum      -1    100.0   10.49\n")
+            .find("columns") != std::string::npos);
+  // Columns shifted: algbw does not match size/time.
+  CHECK(error_of(header +
+                 "     1048576        262144     float     sum      -1    100.0   19.66   10.49      0    100.0   10.49  "
+                 " 19.66      0\n")
+            .find("does not match size/time") != std::string::npos);
+  // Nothing at all.
+  CHECK(error_of("just some text\n").find("no nccl-tests result rows") != std::string::npos);
+  // Every bad row is reported at once.
+  const std::string two_bad = error_of(header +
+                                       "     1048576  262144  float  sum  -1  abc  10.49  19.66  0  100.0  10.49  19.66  0\n"
+                                       "     2097152  524288  float  sum  -1  abc  10.49  19.66  0  100.0  10.49  19.66  0\n");
+  CHECK(two_bad.find("log.txt:2") != std::string::npos);
+  CHECK(two_bad.find("log.txt:3") != std::string::npos);
+}
+
+TEST_CASE("a summary table that is not nccl-tests output is refused") {
+  CHECK_THROWS_AS(read_nccl_tests_log(kRef + "mleng_h200_b200_nvls_sweeps.txt"), InputError);
+  CHECK_THROWS_AS(read_nccl_tests_log("tests/fixtures/does-not-exist.txt"), InputError);
+}
+
+TEST_CASE("op names map from nccl-tests binaries") {
+  CHECK(collective_op_from_name("all_reduce_perf") == CollectiveOp::all_reduce);
+  CHECK(collective_op_from_name("./build/alltoall_perf") == CollectiveOp::all_to_all);
+  CHECK(collective_op_from_name("sendrecv_perf") == CollectiveOp::send_recv);
+  CHECK_FALSE(collective_op_from_name("hypercube_perf").has_value());
+}
