@@ -39,9 +39,9 @@ int ring_steps(CollectiveOp op, int n) {
 // linearly in log2(size) between its points, so that a step up of the table never makes a larger
 // message faster (the table rises by at most 0.2 per doubling, well below the 0.69 x factor that
 // would let bandwidth outgrow size).
-double tree_correction(const std::array<double, 24>& table, double bytes) {
+double tree_correction(const std::array<double, 24>& table, double bytes, double log2_chunks) {
   if (bytes < 64.0) return table.front();
-  const double x = std::log2(bytes / 64.0);
+  const double x = log2_chunks;
   const auto last = static_cast<double>(table.size() - 1);
   if (x >= last) return table.back();
   const auto i = static_cast<std::size_t>(x);
@@ -61,6 +61,7 @@ struct NcclCollectiveModel::Context {
   int channels = 2;         // ring/tree channels
   double ll_max_gbps = 0.0;
   double transport_latency_us = 0.0;
+  double log2_chunks = 0.0;  // log2(bytes / 64), for the tree correction (set per call)
 };
 
 NcclCollectiveModel::NcclCollectiveModel(const SystemSpec& system, NcclParameters parameters)
@@ -80,6 +81,12 @@ NcclCollectiveModel::NcclCollectiveModel(const SystemSpec& system, const FabricF
                                : link_gbps * p.pci_efficiency;
   m_network_gbps = fabric.domain_network.value() / kBytesPerGigabyte * p.network_efficiency[index_of(m_transport)];
   m_uplink_ratio = fabric.domain_network.value() > 0.0 ? fabric.domain_uplink / fabric.domain_network : 1.0;
+  for (std::size_t pi = 0; pi < kProtocolCount; ++pi) {
+    // NCCL halves the threads while they stay a multiple of 128: 512 -> 64, 640 -> 320.
+    int t = std::max(p.max_threads[pi], 1);
+    while (t % 128 == 0) t /= 2;
+    m_min_threads[pi] = t;
+  }
   m_transport_latency_us = system.network.nic_latency.value() > 0.0
                                ? system.network.nic_latency.value() / kMicrosecond
                                : p.transport_latency_us[index_of(m_transport)];
@@ -180,7 +187,7 @@ CollectiveEstimate NcclCollectiveModel::evaluate(CollectiveOp op, CollectiveAlgo
       double graph = single ? c.intra_gbps : (c.k == 2 ? 2.0 * c.net_gbps : c.net_gbps);
       if (!single && c.ppn > 1) graph = std::min(graph, c.intra_gbps);
       double bus = std::min(graph * p.tree_factor, channels * p.tree_per_channel_gbps[gi][si]);
-      const double correction = tree_correction(p.tree_correction[pi], bytes);
+      const double correction = tree_correction(p.tree_correction[pi], bytes, c.log2_chunks);
       if (pr == CollectiveProtocol::ll) {
         bus *= p.tree_ll_factor;
         ceiling = c.ll_max_gbps * p.tree_algbw_ratio * correction;
@@ -277,8 +284,7 @@ CollectiveEstimate NcclCollectiveModel::evaluate(CollectiveOp op, CollectiveAlgo
   const int max_threads = p.max_threads[pi];
   double threshold = p.thread_threshold_bytes[pi];
   if (a == CollectiveAlgorithm::ring && pr == CollectiveProtocol::ll) threshold *= n;
-  int min_threads = max_threads;
-  while (min_threads % 128 == 0) min_threads /= 2;
+  const int min_threads = m_min_threads[pi];
   const double work = bytes / (max_threads * threshold);  // channels' worth of full-thread work
   const double parallel = work >= 1.0 ? std::min(work, static_cast<double>(channels)) / channels
                                       : std::max(work, static_cast<double>(min_threads) / max_threads) / channels;
@@ -347,8 +353,9 @@ CollectiveEstimate NcclCollectiveModel::estimate(CollectiveOp op, Bytes size, co
     best.valid = true;
     return best;
   }
-  const Context c = context_of(group);
+  Context c = context_of(group);
   const double bytes = std::max(size.value(), 0.0);
+  if (bytes >= 64.0) c.log2_chunks = std::log2(bytes / 64.0);
   if (op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv) {
     if (filter.algorithm && *filter.algorithm != CollectiveAlgorithm::p2p) return best;
     return evaluate_p2p(op, bytes, c);
@@ -370,8 +377,9 @@ std::vector<CollectiveEstimate> NcclCollectiveModel::candidates(CollectiveOp op,
                                                                 const GroupLayout& group) const {
   std::vector<CollectiveEstimate> out;
   if (group.size <= 1) return out;
-  const Context c = context_of(group);
+  Context c = context_of(group);
   const double bytes = std::max(size.value(), 0.0);
+  if (bytes >= 64.0) c.log2_chunks = std::log2(bytes / 64.0);
   if (op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv) {
     const auto e = evaluate_p2p(op, bytes, c);
     if (e.valid) out.push_back(e);

@@ -25,6 +25,7 @@
 // Sizes follow nccl-tests (model/collective.h). Pricing one collective costs well under a
 // microsecond (tests/bench/bench_collective.cpp): no allocation, a dozen candidates.
 
+#include <array>
 #include <optional>
 #include <vector>
 
@@ -87,6 +88,7 @@ class NcclCollectiveModel final : public CollectiveModel {
   double m_network_gbps = 0.0;  // all NICs of one domain at the transport's efficiency, GB/s
   double m_uplink_ratio = 1.0;  // domain_uplink / domain_network
   double m_transport_latency_us = 0.0;
+  std::array<int, kProtocolCount> m_min_threads{};
 };
 
 }  // namespace stepcast
