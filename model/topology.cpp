@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <utility>
@@ -213,6 +214,29 @@ Bandwidth Topology::bisection_bandwidth() const {
   std::vector<int> right;
   for (int g = 0; g < gpu_count(); ++g) (g / m_gpus_per_server < servers / 2 ? left : right).push_back(g);
   return bottleneck_bandwidth(left, right);
+}
+
+std::string describe(const NetworkSpec& network) {
+  if (network.fabric == FabricKind::none || network.nics_per_node <= 0) return "no scale-out network";
+  auto number = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  std::string transport;
+  switch (network.transport) {
+    case Transport::infiniband: transport = "InfiniBand"; break;
+    case Transport::roce: transport = "RoCE"; break;
+    case Transport::efa: transport = "EFA"; break;
+    case Transport::tcpxo: transport = "GPUDirect-TCPXO"; break;
+    case Transport::nvlink: transport = "NVLink"; break;
+  }
+  std::string out = std::to_string(network.nics_per_node) + " x " + number(network.nic_bandwidth.value() * 8.0 / 1e9) +
+                    " Gb/s " + transport + " per node, " + std::to_string(network.tiers) + "-tier " +
+                    (network.fabric == FabricKind::rail_optimized_fat_tree ? "rail-optimized fat tree" : "fat tree") +
+                    ", " + number(std::max(network.oversubscription, 1.0)) + ":1";
+  if (network.in_network_reduction) out += ", SHARP";
+  return out;
 }
 
 FabricFigures derive_fabric_figures(const SystemSpec& system) {

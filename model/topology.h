@@ -111,6 +111,9 @@ class Topology {
   int m_gpus_per_server = 1;
 };
 
+// "8 x 400 Gb/s InfiniBand per node, 2-tier rail-optimized fat tree, 1:1", for predict/explain.
+std::string describe(const NetworkSpec& network);
+
 // The per-domain figures the collective model needs, measured on a small sample of the system's
 // topology with max-flow queries: one GPU's domain link, two domains under one leaf, two domains
 // under different leaves (across the spine).

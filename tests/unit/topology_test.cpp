@@ -112,3 +112,12 @@ TEST_CASE("figures derived on the graph equal the spec arithmetic") {
   CHECK(gbps(f.domain_network) == doctest::Approx(400.0));
   CHECK(gbps(f.domain_uplink) == doctest::Approx(100.0));
 }
+
+TEST_CASE("networks describe themselves in one line") {
+  CHECK(describe(dgx_h100(2).network) == "8 x 400 Gb/s InfiniBand per node, 2-tier rail-optimized fat tree, 1:1");
+  SystemSpec s = aws_p5(2);
+  s.network.fabric = FabricKind::fat_tree;
+  s.network.oversubscription = 4.0;
+  CHECK(describe(s.network) == "32 x 100 Gb/s EFA per node, 2-tier fat tree, 4:1");
+  CHECK(describe(system(h100(), 1, 8, true, 0, 0.0).network) == "no scale-out network");
+}
