@@ -56,11 +56,7 @@ enum class Transport { infiniband, roce, efa, tcpxo, nvlink };
 struct NetworkSpec {
   int nics_per_node = 0;        // application NICs (storage NICs excluded)
   Bandwidth nic_bandwidth;      // per NIC, per direction
-  // Latency the transport adds to each network hop of a collective, beyond NCCL's own per-hop
-  // table (which was measured on InfiniBand verbs): NCCL's `latencyInter`, reported by the net
-  // plugin. Zero (unset) means the transport's default in model/nccl_parameters.h: 0 for
-  // InfiniBand and RoCE, fitted values for EFA and GPUDirect-TCPXO.
-  Seconds nic_latency;
+  Seconds nic_latency;          // one network hop including the NIC pair, small messages
   Transport transport = Transport::infiniband;
   FabricKind fabric = FabricKind::rail_optimized_fat_tree;
   int tiers = 2;                // switch levels (leaf, spine[, core])

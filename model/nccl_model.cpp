@@ -87,9 +87,7 @@ NcclCollectiveModel::NcclCollectiveModel(const SystemSpec& system, const FabricF
     while (t % 128 == 0) t /= 2;
     m_min_threads[pi] = t;
   }
-  m_transport_latency_us = system.network.nic_latency.value() > 0.0
-                               ? system.network.nic_latency.value() / kMicrosecond
-                               : p.transport_latency_us[index_of(m_transport)];
+  m_transport_latency_us = p.transport_latency_us[index_of(m_transport)];
 }
 
 NcclCollectiveModel::Context NcclCollectiveModel::context_of(const GroupLayout& group) const {

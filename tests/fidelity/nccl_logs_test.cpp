@@ -3,7 +3,7 @@
 // for single-node A100/H100 (NVLS on and off) and multi-node InfiniBand/RoCE/EFA. Every table is
 // printed (run the test binary with -s, or see the test log) so the report can quote it.
 //
-// No constant is tuned to a log: the fitted ones (model/nccl_parameters.h: EFA and TCPXO latency;
+// No constant is tuned to a log: the fitted ones (model/nccl_parameters.h: TCPXO latency;
 // validation/collective_comparison.h: nccl-tests' -g launch cost) are recomputed below from the
 // named sizes of the named logs, and every other size of those logs, and every other log, is a
 // check.
@@ -122,9 +122,10 @@ TEST_CASE("reported-only logs keep their stated tolerances") {
 
 TEST_CASE("the fitted constants are what their named logs give") {
   const NcclParameters defaults;
-  // EFA: 8 B .. 4 KiB of aws_p5_2x8_allreduce.txt.
+  // EFA: the documented 20 us (aws-ofi-nccl's tuner); 8 B .. 4 KiB of aws_p5_2x8_allreduce.txt
+  // alone agree within 15%.
   CHECK(fitted_transport_latency(find_case("AWS p5 2x8 EFA"), Transport::efa) ==
-        doctest::Approx(defaults.transport_latency_us[index_of(Transport::efa)]).epsilon(0.05));
+        doctest::Approx(defaults.transport_latency_us[index_of(Transport::efa)]).epsilon(0.15));
   // GPUDirect-TCPXO: 8 B .. 4 KiB of a3mega_2x8_allreduce.txt.
   CHECK(fitted_transport_latency(find_case("GCP A3 Mega 2x8 TCPXO all_reduce"), Transport::tcpxo) ==
         doctest::Approx(defaults.transport_latency_us[index_of(Transport::tcpxo)]).epsilon(0.05));
