@@ -1,5 +1,7 @@
 #include "model/placement.h"
 
+#include "model/topology.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>

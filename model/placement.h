@@ -18,9 +18,10 @@
 #include "model/hardware.h"
 #include "model/parallel.h"
 #include "model/prediction.h"
-#include "model/topology.h"
 
 namespace stepcast {
+
+class Topology;  // model/topology.h
 
 enum class ParallelDim { tp, cp, ep, dp, pp };
 

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "model/placement.h"
+#include "model/topology.h"
 
 using namespace stepcast;
 
