@@ -50,6 +50,8 @@ struct TransformerSpec {
   NormKind norm = NormKind::layernorm;
   bool tied_embeddings = false;
   bool linear_bias = true;    // GPT-style biases in linear layers (Llama: none)
+  bool dropout = true;        // attention and hidden dropout applied in training (GPT-3: 0.1;
+                              // Llama: none); dropout masks are stored activations
   std::optional<MlaSpec> mla;
   MoeSpec moe;
 

@@ -18,6 +18,10 @@ struct TrainingWorkload {
   int seq_len = 2048;
   int global_batch = 1;   // sequences per optimizer step
   int micro_batch = 1;    // sequences per micro-batch per data-parallel replica
+  // Fused attention kernel (FlashAttention / cuDNN, Megatron-Core's default since 2023). false:
+  // the unfused path of Megatron-LM before it (baddbmm, fused scale-mask-softmax, dropout, bmm),
+  // which materializes the s x s scores.
+  bool flash_attention = true;
 
   // Terms that make a real run slower than its step time (goodput); zero/empty means ignored.
   struct Goodput {

@@ -1,0 +1,45 @@
+#pragma once
+// Activation memory kept for the backward pass, per micro-batch and tensor-parallel rank
+// (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer Models",
+// Sec. 4, Table 2), generalised term by term to GQA, SwiGLU, FFN widths other than 4h and
+// dropout-free models. For MHA, GELU, f = 4h, 16-bit activations and dropout it is exactly the
+// paper's formulas:
+//   no parallelism                 s b h (34 + 5 a s / h)
+//   tensor parallel                s b h (10 + 24/t + 5 a s / (h t))
+//   tensor + sequence parallel     s b h (34/t + 5 a s / (h t))
+//   + selective recomputation      drops the 5 a s / h term (so does a flash-attention kernel,
+//                                  which never stores the s x s scores)
+//   full recomputation             2 s b h (the layer input only; / t with sequence parallelism)
+//
+// The 34 splits as: attention 11 (QKV input 2, Q and K 4, V 2, projection input 2, dropout
+// mask 1) + MLP 19 (FC1 input 2, GELU input 8, GELU output 8, dropout mask 1) + two norm inputs
+// 4; the 5 a s / h term is the softmax output (2), its dropout mask (1) and the dropout output (2).
+// Without sequence parallelism the norm inputs, the QKV and FC1 inputs and the two dropout masks
+// (10) are replicated on every TP rank; the rest (24) is split.
+
+#include "model/layer_shape.h"
+#include "model/parallel.h"
+#include "model/units.h"
+
+namespace stepcast {
+
+struct LayerActivations {
+  Bytes stored;          // kept between forward and backward for one micro-batch
+  Bytes attention_core;  // the part of `stored` selective recomputation drops (s x s scores)
+};
+
+// Activations one TP rank keeps for one layer and one micro-batch.
+LayerActivations layer_activation_bytes(const LayerShape& shape, Recompute recompute);
+
+// The memory one layer needs while its backward runs under full recomputation: its recomputed
+// activations, which live only until its backward ends (one layer, one micro-batch).
+Bytes recompute_working_set_bytes(const LayerShape& shape);
+
+// First stage, per micro-batch in flight: the embedding dropout mask (Korthikanti et al. 2022,
+// Sec. 4.3: s b h p / t over p micro-batches with sequence parallelism).
+Bytes embedding_activation_bytes(const LayerShape& shape);
+// Last stage, per micro-batch in flight: final-norm input and logits-GEMM input (2 + 2 bytes per
+// element) and the FP32 logits the cross-entropy keeps, 4 s b V / t (Sec. 4.3).
+Bytes output_activation_bytes(const LayerShape& shape);
+
+}  // namespace stepcast

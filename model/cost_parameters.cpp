@@ -1,0 +1,39 @@
+#include "model/cost_parameters.h"
+
+namespace stepcast {
+
+double CostParameters::gemm_eta(GpuArchitecture arch, DataType compute) const {
+  switch (compute) {
+    case DataType::fp8:
+    case DataType::mxfp8:
+    case DataType::nvfp4:
+    case DataType::int8:
+    case DataType::int4:
+      return gemm_eta_fp8;
+    case DataType::tf32:
+      return gemm_eta_tf32;
+    case DataType::fp32:
+      return gemm_eta_fp32_simt;
+    case DataType::fp16:
+    case DataType::bf16:
+      break;
+  }
+  switch (arch) {
+    case GpuArchitecture::ampere: return gemm_eta_ampere_16bit;
+    case GpuArchitecture::ada: return gemm_eta_ada_16bit;
+    case GpuArchitecture::hopper: return gemm_eta_hopper_16bit;
+    case GpuArchitecture::blackwell: return gemm_eta_blackwell_16bit;
+    case GpuArchitecture::cdna3: return gemm_eta_cdna3_16bit;
+  }
+  return gemm_eta_hopper_16bit;
+}
+
+double CostParameters::flash_forward_eta(GpuArchitecture arch) const {
+  return arch == GpuArchitecture::ampere || arch == GpuArchitecture::ada ? flash_fwd_eta_ampere : flash_fwd_eta_hopper;
+}
+
+double CostParameters::flash_backward_eta(GpuArchitecture arch) const {
+  return arch == GpuArchitecture::ampere || arch == GpuArchitecture::ada ? flash_bwd_eta_ampere : flash_bwd_eta_hopper;
+}
+
+}  // namespace stepcast

@@ -1,0 +1,167 @@
+#pragma once
+// Every empirical constant of the training cost model, in one plain struct.
+//
+// The defaults below are what stepcast uses without a calibration profile; a profile (issue 9)
+// overwrites them. Each constant carries its source. for_each_constant() visits them all by name
+// so sensitivity analysis (explain's tornado table) and calibration can enumerate and perturb
+// them without knowing the struct. Units are SI and part of the name where they are not ratios
+// (`_s` seconds, `_bytes` bytes).
+//
+// GEMM time (model/op_time.h) is flops / (peak * eta * sustained_derate * wave_tile) plus a
+// per-kernel gap. eta is a GPU's burst efficiency: its best measured rows in
+// tests/fixtures/reference/gemm_measurements.yaml over the datasheet dense peak. The shape terms
+// (tiles, kernel gap, host dispatch) were fitted by scripts/fit_gemm_defaults.py over the
+// same file (65 rows; rms log error 0.107). Training runs its GPUs at full power for hours, so
+// compute-bound kernels run below their burst speed: sustained_derate.
+
+#include <string_view>
+
+#include "model/datatype.h"
+#include "model/hardware.h"
+
+namespace stepcast {
+
+struct CostParameters {
+  // --- GEMMs -------------------------------------------------------------------------------------
+  // Fraction of the dense tensor-core peak that a large, well-shaped GEMM sustains.
+  double gemm_eta_ampere_16bit = 0.85;   // A100 SXM: best-shape 271.2/312 (mamf_nvidia_a100_sxm_bf16),
+                                         // best-of-sizes 264.5 and 258.7 (zzdb_nvidia_a100_sxm4_80gb_*)
+  double gemm_eta_hopper_16bit = 0.79;   // H100 SXM: best rows 797.5 bf16, 760.0 fp16 of 989.4
+                                         // (zz_nvidia_h100_80gb_hbm3_*); mamf best shape 794.5
+  double gemm_eta_blackwell_16bit = 0.75;  // B200 1745/2250, 1696/2250; GB200 1822/2500 (mamf_*, zzdb_*)
+  double gemm_eta_ada_16bit = 0.74;      // L40S best-of-sizes 269.2/362 (zzdb_nvidia_l40s_bf16)
+  double gemm_eta_cdna3_16bit = 0.75;    // no MI300X row in the file: placeholder equal to Blackwell; calibrate
+  double gemm_eta_fp8 = 0.74;            // H100 1402.6/1979, H200 1453.4/1979, GH200 1535/1979,
+                                         // B200 3432.5/4500, GB200 3615.6/5000 (mamf_*_fp8_e4m3fn)
+  double gemm_eta_tf32 = 0.81;           // H100 SXM tf32 best 402.2 of 494.7 (zz_nvidia_h100_80gb_hbm3_tf32_4096)
+  double gemm_eta_fp32_simt = 0.80;      // H100 51.9/66.9, A100 19.2/19.5 (zz*_fp32; no tensor cores)
+  // CTA tiles cuBLAS chooses among (the best tile x wave quantization is used): 128x256 is
+  // CUTLASS' SM80 default ThreadblockShape (include/cutlass/gemm/device/default_gemm_configuration.h),
+  // also the common Hopper cuBLAS tile; 128x128 the common smaller one.
+  double gemm_tile_large_m = 128.0;
+  double gemm_tile_large_n = 256.0;
+  double gemm_tile_small = 128.0;
+  // Sustained over burst speed of compute-bound kernels: each GPU's longest-running rows
+  // (10240^3, ~3 ms per call) over its best row, mean over the 24 (GPU, type) groups of
+  // zz_* rows in gemm_measurements.yaml = 0.935 (H100 SXM bf16 0.90, fp16 0.88, tf32 0.94):
+  // the power and thermal throttling a step-long load sees.
+  double sustained_derate = 0.935;
+  // GPU-side cost per kernel (start-up and tail), fitted with the etas above.
+  double kernel_gap_s = 4.0e-6;
+  // Host time to dispatch one op from PyTorch (fitted on back-to-back 1024^3 torch.mm rows); a
+  // layer is never faster than its op count times this (the CPU cannot run ahead of the GPU then).
+  double host_dispatch_s = 12.0e-6;
+
+  // --- Memory-bound kernels ----------------------------------------------------------------------
+  // Fraction of datasheet HBM bandwidth sustained by large elementwise/norm/softmax kernels.
+  // Assumption (STREAM-like kernels typically reach 80-90% of datasheet); calibrate with
+  // `stepcast-harness memory`.
+  double memory_bandwidth_eta = 0.85;
+
+  // --- Flash attention (fraction of dense 16-bit peak on the kernel's real, causal-skipped work) -
+  // Ampere: FlashAttention-2 (Dao 2023, Fig. 4-6, A100, d=128, causal, seq 2k-4k): forward
+  // ~190-200 TFLOP/s, backward ~150-165 TFLOP/s of 312.
+  double flash_fwd_eta_ampere = 0.62;
+  double flash_bwd_eta_ampere = 0.50;
+  // Hopper and later: FlashAttention-3 / cuDNN (Shah et al. 2024, Fig. 5-7, H100, bf16, d=128,
+  // causal, seq 2k-4k): forward ~550-600, backward ~400-450 TFLOP/s of 989.
+  double flash_fwd_eta_hopper = 0.57;
+  double flash_bwd_eta_hopper = 0.42;
+
+  // --- Communication (used by the alpha-beta collective model) -----------------------------------
+  // NCCL reaches ~80% of NVLink line rate: "450GB/s is the line rate. With the protocol overhead
+  // (~20%) NCCL can get an effective NVLink bandwidth of 370GB/s" (sjeaugey, NVIDIA/nccl-tests#212;
+  // A100: 232.5 of 300 GB/s, nccl-tests#175).
+  double nvlink_eta = 0.80;
+  // Ring all-reduce busbw per NIC: HDR 200G "24 GB/s" of 25 (nccl-tests#160), NDR 400G "46-48 GB/s"
+  // of 50 (nccl-tests#290).
+  double network_eta = 0.94;
+  // TP communication with --tp-comm-overlap (userbuffers): each collective is split into tp chunks
+  // pipelined with its GEMM, so about one chunk stays exposed (Wang et al. 2022, ASPLOS,
+  // "Overlap communication with dependent computation via decomposition", Sec. 3).
+  double tp_overlap_exposed_chunks = 1.0;
+  // Megatron-Core DDP bucket size in parameters: max(40M, 1M * dp) (megatron/core/distributed/
+  // distributed_data_parallel_config.py, bucket_size default); the last bucket cannot overlap.
+  double dp_bucket_params = 40.0e6;
+
+  // --- Optimizer step (memory-bound multi-tensor Adam) ------------------------------------------
+  // Bytes moved per parameter of the shard: read grad (4), master weight, m, v (12), write master,
+  // m, v (12), write the 16-bit model weight (2) = 30 (Megatron's FP32 Adam over main params,
+  // megatron/core/optimizer/optimizer.py). Grad-norm clipping reads grads once more (4).
+  double adam_bytes_per_param = 34.0;
+  // FP16 dynamic loss scaling: unscale and inf/nan check read and write every grad (8 bytes)
+  // (megatron/core/optimizer/optimizer.py, _unscale_main_grads_and_check_for_nan).
+  double loss_scale_bytes_per_param = 8.0;
+
+  // --- Fixed costs per step ----------------------------------------------------------------------
+  // Data loading, logging and the Python loop around the step, not hidden by compute. Megatron's
+  // timers put them at tens of milliseconds per iteration with a prefetching loader; assumption.
+  double step_overhead_s = 0.02;
+
+  // --- Memory terms -------------------------------------------------------------------------------
+  // CUDA context + PyTorch/cuBLAS/cuDNN kernels loaded on one GPU (~0.5-1 GiB observed with
+  // `nvidia-smi` on an idle torch process; assumption). 
+  double cuda_context_bytes = 0.75 * 1024 * 1024 * 1024;
+  // cuBLAS workspace: 32 MiB on Hopper (cuBLAS docs, "cublasSetWorkspace": recommended 32 MiB for
+  // Hopper) per handle, a few handles per process.
+  double cublas_workspace_bytes = 4 * 32.0 * 1024 * 1024;
+  // NCCL buffers: NCCL_BUFFSIZE 4 MiB per channel per peer, up to 32 channels, for each
+  // communicator (NCCL docs, environment variables); ~0.25 GiB per communicator kind used.
+  double nccl_buffer_bytes_per_communicator = 0.25 * 1024 * 1024 * 1024;
+  // PyTorch caching allocator fragmentation, as a fraction of activation and gradient memory
+  // (assumption; Megatron memory reports show 5-15%).
+  double allocator_fragmentation = 0.10;
+
+  // Calls f(name, value, source) for every constant, in declaration order; `value` is a
+  // reference (double& on a mutable struct, const double& on a const one).
+  template <class F>
+  void for_each_constant(F&& f) {
+    visit_constants(*this, f);
+  }
+  template <class F>
+  void for_each_constant(F&& f) const {
+    visit_constants(*this, f);
+  }
+
+  // Sustained fraction of `gpu`'s dense peak for a large GEMM with inputs of type `compute`.
+  [[nodiscard]] double gemm_eta(GpuArchitecture arch, DataType compute) const;
+  [[nodiscard]] double flash_forward_eta(GpuArchitecture arch) const;
+  [[nodiscard]] double flash_backward_eta(GpuArchitecture arch) const;
+
+ private:
+  template <class Self, class F>
+  static void visit_constants(Self& self, F& f) {
+    f("gemm.eta.ampere_16bit", self.gemm_eta_ampere_16bit, "gemm_measurements.yaml A100 SXM best-shape rows");
+    f("gemm.eta.hopper_16bit", self.gemm_eta_hopper_16bit, "gemm_measurements.yaml H100 SXM best rows");
+    f("gemm.eta.blackwell_16bit", self.gemm_eta_blackwell_16bit, "gemm_measurements.yaml B200/GB200 rows");
+    f("gemm.eta.ada_16bit", self.gemm_eta_ada_16bit, "gemm_measurements.yaml L40S row");
+    f("gemm.eta.cdna3_16bit", self.gemm_eta_cdna3_16bit, "placeholder (no MI300X measurement)");
+    f("gemm.eta.fp8", self.gemm_eta_fp8, "gemm_measurements.yaml FP8 best-shape rows");
+    f("gemm.eta.tf32", self.gemm_eta_tf32, "gemm_measurements.yaml H100 SXM tf32 best row");
+    f("gemm.eta.fp32_simt", self.gemm_eta_fp32_simt, "gemm_measurements.yaml fp32 rows");
+    f("gemm.tile.large_m", self.gemm_tile_large_m, "CUTLASS SM80 default ThreadblockShape");
+    f("gemm.tile.large_n", self.gemm_tile_large_n, "CUTLASS SM80 default ThreadblockShape");
+    f("gemm.tile.small", self.gemm_tile_small, "common cuBLAS tile");
+    f("compute.sustained_derate", self.sustained_derate, "gemm_measurements.yaml largest vs best rows");
+    f("kernel.gap_s", self.kernel_gap_s, "scripts/fit_gemm_defaults.py");
+    f("kernel.host_dispatch_s", self.host_dispatch_s, "scripts/fit_gemm_defaults.py");
+    f("memory.bandwidth_eta", self.memory_bandwidth_eta, "assumption; calibrate with harness memory");
+    f("flash.fwd_eta.ampere", self.flash_fwd_eta_ampere, "FlashAttention-2 paper, A100");
+    f("flash.bwd_eta.ampere", self.flash_bwd_eta_ampere, "FlashAttention-2 paper, A100");
+    f("flash.fwd_eta.hopper", self.flash_fwd_eta_hopper, "FlashAttention-3 paper, H100");
+    f("flash.bwd_eta.hopper", self.flash_bwd_eta_hopper, "FlashAttention-3 paper, H100");
+    f("comm.nvlink_eta", self.nvlink_eta, "NVIDIA/nccl-tests#212");
+    f("comm.network_eta", self.network_eta, "NVIDIA/nccl-tests#160, #290");
+    f("comm.tp_overlap_exposed_chunks", self.tp_overlap_exposed_chunks, "Wang et al. 2022");
+    f("comm.dp_bucket_params", self.dp_bucket_params, "Megatron-Core DDP bucket_size");
+    f("optimizer.adam_bytes_per_param", self.adam_bytes_per_param, "Megatron FP32 Adam traffic");
+    f("optimizer.loss_scale_bytes_per_param", self.loss_scale_bytes_per_param, "Megatron FP16 unscale");
+    f("step.overhead_s", self.step_overhead_s, "assumption");
+    f("memory.cuda_context_bytes", self.cuda_context_bytes, "assumption");
+    f("memory.cublas_workspace_bytes", self.cublas_workspace_bytes, "cuBLAS docs");
+    f("memory.nccl_buffer_bytes_per_communicator", self.nccl_buffer_bytes_per_communicator, "NCCL docs");
+    f("memory.allocator_fragmentation", self.allocator_fragmentation, "assumption");
+  }
+};
+
+}  // namespace stepcast

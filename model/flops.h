@@ -1,0 +1,54 @@
+#pragma once
+// Floating-point operations of a transformer: per layer, per step, and Megatron's closed form.
+//
+// Per layer forward on b sequences of s tokens (DESIGN.md "FLOPs"; a multiply-add is 2 FLOPs):
+//   QKV projection        2 b s h (a d + 2 g d)      (= 2bsh(h + 2gd); GQA when g < a)
+//   attention core        4 b s^2 a d                (QK^T and PV; = 4bs^2h)
+//   output projection     2 b s (a d) h
+//   MLP                   4 b s h f  (GELU), 6 b s h f (SwiGLU: gate, up and down projections)
+//   logits (once)         2 b s h V
+// Backward is twice the forward. Full recomputation adds one forward of every layer; selective
+// recomputation re-runs the attention core only.
+//
+// Model FLOPs (for MFU) count forward + backward without recomputation; hardware FLOPs (for HFU)
+// add recomputation. Which attention term is counted is a convention, stated by AttentionCount:
+// stepcast reports MFU/HFU with the full (non-causal) s^2 term, as Megatron-LM did until 2025
+// (commit 8873b55d6a) and as Narayanan et al. 2021 eq. 3 and PaLM's MFU do; `causal` halves it,
+// as the causal kernels' real work is.
+
+#include "model/parallel.h"
+#include "model/transformer.h"
+#include "model/units.h"
+
+namespace stepcast {
+
+enum class AttentionCount { full, causal };
+
+struct LayerFlops {
+  Flops qkv;
+  Flops attention;  // scores + values
+  Flops out_proj;
+  Flops mlp;
+  [[nodiscard]] Flops total() const { return qkv + attention + out_proj + mlp; }
+};
+
+// Forward FLOPs of one whole (unsharded) layer for `sequences` sequences of `seq` tokens.
+LayerFlops layer_forward_flops(const TransformerSpec& model, double sequences, double seq,
+                               AttentionCount count = AttentionCount::full);
+// Forward FLOPs of the logits GEMM.
+Flops logits_forward_flops(const TransformerSpec& model, double sequences, double seq);
+
+struct StepFlops {
+  Flops model;     // forward + backward, no recomputation
+  Flops hardware;  // model + recomputation
+};
+
+// FLOPs of one optimizer step over `global_batch` sequences.
+StepFlops training_step_flops(const TransformerSpec& model, double global_batch, double seq, Recompute recompute,
+                              AttentionCount count = AttentionCount::full);
+
+// Narayanan et al. 2021, eq. 3: F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)), the FLOPs per
+// iteration of a GPT model (4h MLP, MHA) with full activation recomputation.
+Flops megatron_eq3_flops(double global_batch, double seq, double layers, double hidden, double vocab);
+
+}  // namespace stepcast

@@ -1,0 +1,267 @@
+#include "model/layer_ops.h"
+
+#include <algorithm>
+
+namespace stepcast {
+namespace {
+
+// Bytes per element of GEMM inputs (the compute format) and of 16/32-bit activations.
+double input_bytes(const LayerShape& s) { return bytes_per_element(s.compute); }
+
+// The format attention kernels run in: FP8 training keeps attention in BF16 (Transformer
+// Engine's default); everything else runs attention in its compute format.
+DataType attention_dtype(const LayerShape& s) { return s.compute == DataType::fp8 ? DataType::bf16 : s.compute; }
+
+// KV heads one TP rank holds: g/t, or one replicated head when t > g.
+double kv_heads_per_rank(const LayerShape& s) { return std::max(s.kv_heads / s.t(), 1.0); }
+double qkv_width_per_rank(const LayerShape& s) {
+  return s.q_width() / s.t() + 2.0 * kv_heads_per_rank(s) * s.head_dim;
+}
+
+Op gemm(std::string_view name, const LayerShape& s, double m, double n, double k, double batch = 1.0,
+        double output_bytes_per_element = 0.0) {
+  Op op;
+  op.kind = OpKind::gemm;
+  op.name = name;
+  op.dtype = s.compute;
+  op.gemm = {m, n, k, batch};
+  op.flops = Flops(2.0 * m * n * k * batch);
+  const double out = output_bytes_per_element > 0.0 ? output_bytes_per_element : s.activation_bytes;
+  op.bytes = Bytes(batch * ((m * k + k * n) * input_bytes(s) + m * n * out));
+  return op;
+}
+
+// Weight-gradient GEMM: accumulates into the FP32 main gradient (read + write 4 bytes each).
+constexpr double kMainGradAccumulateBytes = 8.0;
+
+Op memory_op(std::string_view name, double bytes) {
+  Op op;
+  op.kind = OpKind::memory_bound;
+  op.name = name;
+  op.bytes = Bytes(bytes);
+  return op;
+}
+
+// Forward GEMM (m, n, k) -> backward data-gradient (m, k, n) and weight-gradient (k, n, m) GEMMs.
+void push_gemm_backward(OpList& ops, std::string_view dgrad, std::string_view wgrad, const LayerShape& s, double m,
+                        double n, double k) {
+  ops.push(gemm(dgrad, s, m, k, n));
+  ops.push(gemm(wgrad, s, k, n, m, 1.0, kMainGradAccumulateBytes));
+}
+
+// Attention score work of one rank: b * (a/t) * s_q * s_kv * d multiply-adds per matmul.
+double attention_pairs(const LayerShape& s) { return s.micro_batch * (s.heads / s.t()) * s.seq * s.context; }
+
+double flash_forward_flops(const LayerShape& s) {
+  // Two matmuls (QK^T and PV) of 2*pairs*d each; a causal kernel skips the masked half.
+  const double full = 4.0 * attention_pairs(s) * s.head_dim;
+  return s.causal ? 0.5 * full : full;
+}
+
+// Q, K, V read and O written by a fused attention forward; the backward reads Q, K, V, O, dO and
+// writes dQ, dK, dV.
+double attention_io_elements(const LayerShape& s) {
+  return s.tokens() * (s.q_width() / s.t()) * 2.0 + s.micro_batch * s.context * kv_heads_per_rank(s) * s.head_dim * 2.0;
+}
+
+void push_attention_core_forward(OpList& ops, const LayerShape& s) {
+  const double e = s.activation_bytes;
+  if (s.flash_attention) {
+    Op op;
+    op.kind = OpKind::flash_forward;
+    op.name = "flash_attention";
+    op.dtype = attention_dtype(s);
+    op.flops = Flops(flash_forward_flops(s));
+    op.bytes = Bytes(attention_io_elements(s) * e);
+    ops.push(op);
+    return;
+  }
+  // Megatron-LM's unfused path computes the full s x s scores (the causal mask is applied inside
+  // the fused softmax), so the batched GEMMs do the full, non-causal work.
+  const double bh = s.micro_batch * s.heads / s.t();
+  const double scores = attention_pairs(s);
+  Op qk = gemm("attention_scores", s, s.seq, s.context, s.head_dim, bh);
+  qk.dtype = attention_dtype(s);
+  ops.push(qk);
+  ops.push(memory_op("scale_mask_softmax", 2.0 * scores * e));
+  if (s.dropout) ops.push(memory_op("attention_dropout", scores * (2.0 * e + 1.0)));
+  Op pv = gemm("attention_values", s, s.seq, s.head_dim, s.context, bh);
+  pv.dtype = attention_dtype(s);
+  ops.push(pv);
+  // The [b, a, s, d] context back to [s, b, a d] (permute + contiguous copy).
+  ops.push(memory_op("context_transpose", 2.0 * s.tokens() * s.q_width() / s.t() * e));
+}
+
+void push_attention_core_backward(OpList& ops, const LayerShape& s) {
+  const double e = s.activation_bytes;
+  if (s.flash_attention) {
+    Op op;
+    op.kind = OpKind::flash_backward;
+    op.name = "flash_attention.backward";
+    op.dtype = attention_dtype(s);
+    op.flops = Flops(kFlashBackwardWorkRatio * flash_forward_flops(s));
+    op.bytes = Bytes(attention_io_elements(s) * e * 2.0);
+    ops.push(op);
+    return;
+  }
+  const double bh = s.micro_batch * s.heads / s.t();
+  const double scores = attention_pairs(s);
+  auto attention_gemm = [&](std::string_view name, double m, double n, double k) {
+    Op op = gemm(name, s, m, n, k, bh);
+    op.dtype = attention_dtype(s);
+    ops.push(op);
+  };
+  ops.push(memory_op("context_transpose.backward", 2.0 * s.tokens() * s.q_width() / s.t() * e));
+  attention_gemm("attention_values.dgrad_probs", s.seq, s.context, s.head_dim);  // dP = dO V^T
+  attention_gemm("attention_values.dgrad_v", s.context, s.head_dim, s.seq);      // dV = P^T dO
+  if (s.dropout) ops.push(memory_op("attention_dropout.backward", scores * (2.0 * e + 1.0)));
+  ops.push(memory_op("scale_mask_softmax.backward", 3.0 * scores * e));
+  attention_gemm("attention_scores.dgrad_q", s.seq, s.head_dim, s.context);  // dQ = dS K
+  attention_gemm("attention_scores.dgrad_k", s.context, s.head_dim, s.seq);  // dK = dS^T Q
+}
+
+// Bias + dropout + residual add (Megatron's fused bias_dropout_add): reads the branch output and
+// the residual, writes the sum and the dropout mask.
+double bias_dropout_add_bytes(const LayerShape& s) {
+  return s.norm_tokens() * s.hidden * (3.0 * s.activation_bytes + (s.dropout ? 1.0 : 0.0));
+}
+double bias_dropout_add_backward_bytes(const LayerShape& s) {
+  return s.norm_tokens() * s.hidden * (2.0 * s.activation_bytes + (s.dropout ? 1.0 : 0.0));
+}
+double norm_bytes(const LayerShape& s) { return 2.0 * s.norm_tokens() * s.hidden * s.activation_bytes; }
+// Norm backward reads x and dy, writes dx, and adds the residual gradient (one more read).
+double norm_backward_bytes(const LayerShape& s) { return 4.0 * s.norm_tokens() * s.hidden * s.activation_bytes; }
+
+double activation_forward_bytes(const LayerShape& s) {
+  const double per_token = s.ffn / s.t() * s.activation_bytes;
+  return s.tokens() * per_token * (s.mlp == MlpKind::swiglu ? 3.0 : 2.0);
+}
+double activation_backward_bytes(const LayerShape& s) {
+  const double per_token = s.ffn / s.t() * s.activation_bytes;
+  return s.tokens() * per_token * (s.mlp == MlpKind::swiglu ? 5.0 : 3.0);
+}
+
+// FP8 casts of every linear layer's input in the forward pass (weights are cast once per step
+// and cached across micro-batches, Transformer Engine `is_first_microbatch`).
+double fp8_forward_cast_bytes(const LayerShape& s) {
+  const double T = s.tokens();
+  const double inputs = T * s.hidden * 2.0 + T * (s.q_width() / s.t()) + T * (s.ffn / s.t());
+  return inputs * kFp8CastBytesPerElement;
+}
+// Backward: cast each output gradient and write transposed copies of it and of the saved input.
+double fp8_backward_cast_bytes(const LayerShape& s) {
+  const double T = s.tokens();
+  const double outputs = T * qkv_width_per_rank(s) + T * s.hidden * 2.0 + T * (s.fc1_width() / s.t());
+  const double inputs = T * s.hidden * 2.0 + T * (s.q_width() / s.t()) + T * (s.ffn / s.t());
+  return outputs * (kFp8CastBytesPerElement + kFp8TransposeBytesPerElement) + inputs * kFp8TransposeBytesPerElement;
+}
+
+}  // namespace
+
+OpList layer_forward_ops(const LayerShape& s) {
+  OpList ops;
+  const double T = s.tokens();
+  ops.push(memory_op("input_norm", norm_bytes(s)));
+  if (s.compute == DataType::fp8) ops.push(memory_op("fp8_casts", fp8_forward_cast_bytes(s)));
+  ops.push(gemm("qkv_proj", s, T, qkv_width_per_rank(s), s.hidden));
+  push_attention_core_forward(ops, s);
+  ops.push(gemm("out_proj", s, T, s.hidden, s.q_width() / s.t()));
+  ops.push(memory_op("bias_dropout_add", bias_dropout_add_bytes(s)));
+  ops.push(memory_op("post_attention_norm", norm_bytes(s)));
+  ops.push(gemm("fc1", s, T, s.fc1_width() / s.t(), s.hidden));
+  ops.push(memory_op(s.mlp == MlpKind::swiglu ? "swiglu" : "bias_gelu", activation_forward_bytes(s)));
+  ops.push(gemm("fc2", s, T, s.hidden, s.ffn / s.t()));
+  ops.push(memory_op("bias_dropout_add", bias_dropout_add_bytes(s)));
+  return ops;
+}
+
+OpList layer_backward_ops(const LayerShape& s) {
+  OpList ops;
+  const double T = s.tokens();
+  if (s.compute == DataType::fp8) ops.push(memory_op("fp8_casts.backward", fp8_backward_cast_bytes(s)));
+  ops.push(memory_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s)));
+  push_gemm_backward(ops, "fc2.dgrad", "fc2.wgrad", s, T, s.hidden, s.ffn / s.t());
+  ops.push(memory_op(s.mlp == MlpKind::swiglu ? "swiglu.backward" : "bias_gelu.backward", activation_backward_bytes(s)));
+  push_gemm_backward(ops, "fc1.dgrad", "fc1.wgrad", s, T, s.fc1_width() / s.t(), s.hidden);
+  ops.push(memory_op("post_attention_norm.backward", norm_backward_bytes(s)));
+  ops.push(memory_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s)));
+  push_gemm_backward(ops, "out_proj.dgrad", "out_proj.wgrad", s, T, s.hidden, s.q_width() / s.t());
+  push_attention_core_backward(ops, s);
+  push_gemm_backward(ops, "qkv_proj.dgrad", "qkv_proj.wgrad", s, T, qkv_width_per_rank(s), s.hidden);
+  ops.push(memory_op("input_norm.backward", norm_backward_bytes(s)));
+  return ops;
+}
+
+OpList attention_core_forward_ops(const LayerShape& s) {
+  OpList ops;
+  push_attention_core_forward(ops, s);
+  return ops;
+}
+
+OpList embedding_forward_ops(const LayerShape& s) {
+  OpList ops;
+  // Vocab-parallel lookup writes b*s*h (zeros for ids outside the shard) from the gathered rows.
+  ops.push(memory_op("embedding_lookup", 2.0 * s.tokens() * s.hidden * s.activation_bytes));
+  if (s.dropout) {
+    ops.push(memory_op("embedding_dropout",
+                       s.norm_tokens() * s.hidden * (2.0 * s.activation_bytes + 1.0)));
+  }
+  return ops;
+}
+
+OpList embedding_backward_ops(const LayerShape& s) {
+  OpList ops;
+  // Scatter-add of the output gradient into the FP32 embedding gradient rows.
+  ops.push(memory_op("embedding.backward", s.tokens() * s.hidden * (s.activation_bytes + 8.0)));
+  return ops;
+}
+
+OpList output_forward_ops(const LayerShape& s) {
+  OpList ops;
+  const double T = s.tokens();
+  const double logits = T * s.vocab / s.t();
+  ops.push(memory_op("final_norm", norm_bytes(s)));
+  ops.push(gemm("logits", s, T, s.vocab / s.t(), s.hidden));
+  // Megatron's vocab-parallel cross-entropy in FP32: cast (read e, write 4), subtract max
+  // (r/w 8), exp (r/w 8), sum (read 4), normalise and keep the softmax for backward (r/w 8).
+  ops.push(memory_op("cross_entropy", logits * (s.activation_bytes + 28.0)));
+  return ops;
+}
+
+OpList output_backward_ops(const LayerShape& s) {
+  OpList ops;
+  const double T = s.tokens();
+  const double logits = T * s.vocab / s.t();
+  // Read the kept softmax (4), subtract the one-hot target, write the 16-bit logit gradient.
+  ops.push(memory_op("cross_entropy.backward", logits * (8.0 + s.activation_bytes)));
+  push_gemm_backward(ops, "logits.dgrad", "logits.wgrad", s, T, s.vocab / s.t(), s.hidden);
+  ops.push(memory_op("final_norm.backward", norm_backward_bytes(s)));
+  return ops;
+}
+
+LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload& training,
+                            const ParallelConfig& parallel, const PrecisionConfig& precision) {
+  LayerShape s;
+  s.micro_batch = training.micro_batch;
+  s.seq = static_cast<double>(training.seq_len) / std::max(parallel.cp, 1);
+  s.context = training.seq_len;
+  s.hidden = model.hidden;
+  s.heads = model.heads;
+  s.kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
+  s.head_dim = model.head_dim > 0 ? model.head_dim : static_cast<double>(model.hidden) / model.heads;
+  s.ffn = model.ffn_hidden > 0 ? model.ffn_hidden : 4.0 * model.hidden;
+  s.vocab = model.vocab;
+  s.tp = parallel.tp;
+  s.sequence_parallel = parallel.sequence_parallel && parallel.tp > 1;
+  s.mlp = model.mlp;
+  s.norm = model.norm;
+  s.linear_bias = model.linear_bias;
+  s.dropout = model.dropout;
+  s.flash_attention = training.flash_attention;
+  s.causal = true;
+  s.compute = precision.compute;
+  s.activation_bytes = (precision.compute == DataType::fp32 || precision.compute == DataType::tf32) ? 4.0 : 2.0;
+  return s;
+}
+
+}  // namespace stepcast

@@ -1,0 +1,37 @@
+#pragma once
+// Memory for weights, gradients and optimizer states per GPU (mixed-precision Adam).
+//
+// Bytes per parameter: weights in `params` format, gradients in `grads` format, and the
+// optimizer's master copy (when kept) plus Adam's two moments in `optimizer` format. Megatron's
+// BF16/FP16 mixed precision: 2 + 4 + (4 + 4 + 4) = 18 (DESIGN.md "Memory"; ZeRO paper Sec. 3.1
+// counts 16 with 16-bit gradients). Pure FP32/TF32: 4 + 4 + 8 = 16. FP8 (Transformer Engine)
+// keeps BF16 weights plus an FP8 copy and its transpose: 2 more bytes.
+// ZeRO stage 1 (Megatron's distributed optimizer) divides the optimizer states by dp, stage 2
+// also the gradients, stage 3 (FSDP) also the weights (Rajbhandari et al. 2020, Fig. 1).
+
+#include "model/precision.h"
+#include "model/units.h"
+
+namespace stepcast {
+
+struct ModelStateBytes {
+  Bytes weights;
+  Bytes gradients;
+  Bytes optimizer_states;
+  [[nodiscard]] Bytes total() const { return weights + gradients + optimizer_states; }
+};
+
+struct BytesPerParameter {
+  double weights = 0.0;
+  double gradients = 0.0;
+  double optimizer_states = 0.0;
+  [[nodiscard]] double total() const { return weights + gradients + optimizer_states; }
+};
+
+BytesPerParameter bytes_per_parameter(const PrecisionConfig& precision);
+
+// States of `parameters` parameters (one GPU's model-parallel shard) under ZeRO `zero` over a
+// data-parallel group of `dp` ranks.
+ModelStateBytes model_state_bytes(double parameters, const PrecisionConfig& precision, int zero, int dp);
+
+}  // namespace stepcast

@@ -1,0 +1,62 @@
+#pragma once
+// One GPU kernel of a training step, as the cost model sees it: what kind of work, its GEMM
+// shape, the floating-point work it really does and the HBM bytes it moves.
+//
+// Flops are the kernel's own work (hardware FLOPs: a causal flash-attention kernel that skips
+// masked blocks counts half the s^2 term). Bytes are HBM traffic: inputs read plus outputs written.
+// Ops are values in fixed-capacity lists (OpList) so building a layer's ops never allocates.
+
+#include <array>
+#include <cassert>
+#include <cstdint>
+#include <string_view>
+
+#include "model/datatype.h"
+#include "model/units.h"
+
+namespace stepcast {
+
+enum class OpKind : std::uint8_t {
+  gemm,             // dense or batched matrix multiply on tensor cores
+  flash_forward,    // fused attention forward (FlashAttention / cuDNN)
+  flash_backward,   // fused attention backward
+  memory_bound,     // elementwise, normalization, softmax, dropout, casts: bandwidth-limited
+};
+
+// C[m x n] = A[m x k] * B[k x n], `batch` independent products.
+struct GemmShape {
+  double m = 0.0;
+  double n = 0.0;
+  double k = 0.0;
+  double batch = 1.0;
+};
+
+struct Op {
+  OpKind kind = OpKind::memory_bound;
+  std::string_view name;  // static string: "qkv_proj", "fc1.dgrad", ...
+  DataType dtype = DataType::bf16;  // input format of a gemm / flash kernel (its peak applies)
+  GemmShape gemm;         // meaningful for kind == gemm
+  Flops flops;
+  Bytes bytes;
+};
+
+// A short list of ops with inline storage.
+class OpList {
+ public:
+  static constexpr int kCapacity = 40;
+
+  void push(const Op& op) {
+    assert(m_count < kCapacity);
+    m_ops[static_cast<std::size_t>(m_count++)] = op;
+  }
+  [[nodiscard]] int size() const { return m_count; }
+  [[nodiscard]] const Op* begin() const { return m_ops.data(); }
+  [[nodiscard]] const Op* end() const { return m_ops.data() + m_count; }
+  [[nodiscard]] const Op& operator[](int i) const { return m_ops[static_cast<std::size_t>(i)]; }
+
+ private:
+  std::array<Op, kCapacity> m_ops{};
+  int m_count = 0;
+};
+
+}  // namespace stepcast

@@ -1,0 +1,35 @@
+#pragma once
+// How long one kernel takes on one GPU: a roofline with shape-aware GEMM efficiency.
+//
+//   t = max(flops / (peak(dtype) * derate * eta * wave_tile), bytes / (hbm_bandwidth * eta_mem)) + kernel_gap
+//
+// eta: burst efficiency of the kernel kind on the GPU; derate: sustained over burst clocks
+// (model/cost_parameters.h).
+//
+// Compute and memory time are composed as a max, not a sum: a well-pipelined kernel overlaps its
+// loads with its math (cuBLAS/CUTLASS multi-stage mainloops, FlashAttention's tiling), so the
+// slower of the two bounds it. What a max leaves out — the exposed prologue/epilogue of small
+// GEMMs and the partly filled last wave — is modelled explicitly by wave_tile and kernel_gap,
+// both fitted on measured GEMMs (scripts/fit_gemm_defaults.py), rather than by a sum that would
+// double-count the overlap for large GEMMs (DESIGN.md, "Per-op time").
+//
+// wave_tile is the best, over the CTA tiles cuBLAS chooses among, of
+//   tile quantization  (m n) / (ceil(m/Tm) Tm ceil(n/Tn) Tn)
+//   x wave quantization tiles / (ceil(tiles / SMs) SMs),  tiles = batch ceil(m/Tm) ceil(n/Tn).
+
+#include "model/cost_parameters.h"
+#include "model/hardware.h"
+#include "model/op.h"
+
+namespace stepcast {
+
+// Tile x wave quantization efficiency (0, 1] of a GEMM on `sm_count` SMs.
+double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const CostParameters& params);
+
+// The GPU time of `op` (no host overhead).
+Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params);
+
+// Sum of op_time over a list, bounded below by the host's dispatch time for that many ops.
+Seconds ops_time(const OpList& ops, const GpuSpec& gpu, const CostParameters& params);
+
+}  // namespace stepcast

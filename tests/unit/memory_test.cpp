@@ -1,0 +1,122 @@
+#include <doctest/doctest.h>
+
+#include "model/activation_memory.h"
+#include "model/layer_shape.h"
+#include "model/model_states.h"
+#include "model/parameter_count.h"
+
+using namespace stepcast;
+
+namespace {
+// The configurations of Korthikanti et al. 2022, Table 3 (s = 2048, V = 51200).
+struct PaperConfig {
+  const char* name;
+  int heads, hidden, layers, tp, pp, micro_batch;
+};
+constexpr PaperConfig kPaperConfigs[] = {
+    {"22B", 64, 6144, 48, 8, 1, 4},
+    {"175B", 96, 12288, 96, 8, 8, 1},
+    {"530B", 128, 20480, 105, 8, 35, 1},
+    {"1T", 160, 25600, 128, 8, 64, 1},
+};
+
+LayerShape shape_of(const PaperConfig& c, bool sequence_parallel, bool flash = false) {
+  TransformerSpec m;
+  m.layers = c.layers;
+  m.hidden = c.hidden;
+  m.heads = c.heads;
+  m.kv_heads = c.heads;
+  m.head_dim = c.hidden / c.heads;
+  m.ffn_hidden = 4 * c.hidden;
+  m.vocab = 51200;
+  TrainingWorkload w;
+  w.seq_len = 2048;
+  w.micro_batch = c.micro_batch;
+  w.flash_attention = flash;
+  ParallelConfig p;
+  p.tp = c.tp;
+  p.pp = c.pp;
+  p.sequence_parallel = sequence_parallel;
+  return make_layer_shape(m, w, p, precision_shorthand(DataType::bf16));
+}
+}  // namespace
+
+TEST_CASE("activation memory per layer matches Korthikanti et al. 2022 Table 2 for the paper's models") {
+  for (const auto& c : kPaperConfigs) {
+    CAPTURE(c.name);
+    const double s = 2048, b = c.micro_batch, h = c.hidden, a = c.heads, t = c.tp;
+    const double sbh = s * b * h;
+    const LayerShape tp_only = shape_of(c, false);
+    const LayerShape tp_sp = shape_of(c, true);
+    // Tensor parallel: sbh(10 + 24/t + 5as/(ht))
+    CHECK(layer_activation_bytes(tp_only, Recompute::none).stored.value() ==
+          doctest::Approx(sbh * (10 + 24 / t + 5 * a * s / (h * t))));
+    // Tensor + sequence parallel: sbh(34/t + 5as/(ht))
+    CHECK(layer_activation_bytes(tp_sp, Recompute::none).stored.value() ==
+          doctest::Approx(sbh * (34 / t + 5 * a * s / (h * t))));
+    // Selective recomputation: sbh(10 + 24/t), and sbh 34/t with sequence parallelism
+    CHECK(layer_activation_bytes(tp_only, Recompute::selective).stored.value() == doctest::Approx(sbh * (10 + 24 / t)));
+    CHECK(layer_activation_bytes(tp_sp, Recompute::selective).stored.value() == doctest::Approx(sbh * 34 / t));
+    // Full recomputation keeps the layer input: 2sbh (its 1/t shard with sequence parallelism)
+    CHECK(layer_activation_bytes(tp_only, Recompute::full).stored.value() == doctest::Approx(2 * sbh));
+    CHECK(layer_activation_bytes(tp_sp, Recompute::full).stored.value() == doctest::Approx(2 * sbh / t));
+    // A flash-attention kernel removes the 5as/h term just as selective recomputation does.
+    CHECK(layer_activation_bytes(shape_of(c, true, true), Recompute::none).stored.value() ==
+          doctest::Approx(sbh * 34 / t));
+  }
+}
+
+TEST_CASE("without any parallelism a layer keeps sbh(34 + 5as/h) bytes") {
+  PaperConfig c = kPaperConfigs[0];
+  c.tp = 1;
+  const double s = 2048, b = c.micro_batch, h = c.hidden, a = c.heads;
+  CHECK(layer_activation_bytes(shape_of(c, false), Recompute::none).stored.value() ==
+        doctest::Approx(s * b * h * (34 + 5 * a * s / h)));
+}
+
+TEST_CASE("the last stage keeps 4sbh/t plus FP32 logits 4sbV/t, the first the embedding dropout mask sbh/t") {
+  const PaperConfig c = kPaperConfigs[1];
+  const LayerShape shape = shape_of(c, true);
+  const double s = 2048, b = 1, h = c.hidden, t = c.tp, V = 51200;
+  CHECK(output_activation_bytes(shape).value() == doctest::Approx(4 * s * b * h / t + 4 * s * b * V / t));
+  CHECK(embedding_activation_bytes(shape).value() == doctest::Approx(s * b * h / t));
+}
+
+TEST_CASE("mixed precision keeps 18 bytes per parameter and ZeRO divides states by dp stage by stage") {
+  const PrecisionConfig bf16 = precision_shorthand(DataType::bf16);
+  const BytesPerParameter per = bytes_per_parameter(bf16);
+  CHECK(per.weights == 2.0);
+  CHECK(per.gradients == 4.0);
+  CHECK(per.optimizer_states == 12.0);
+  CHECK(per.total() == 18.0);
+  CHECK(bytes_per_parameter(precision_shorthand(DataType::fp32)).total() == 16.0);  // 4 + 4 + 8, no master copy
+
+  const double params = 1e9;
+  const int dp = 8;
+  const ModelStateBytes zero0 = model_state_bytes(params, bf16, 0, dp);
+  CHECK(zero0.total().value() == doctest::Approx(18e9));
+  const ModelStateBytes zero1 = model_state_bytes(params, bf16, 1, dp);
+  CHECK(zero1.optimizer_states.value() == doctest::Approx(12e9 / dp));
+  CHECK(zero1.gradients.value() == doctest::Approx(4e9));
+  const ModelStateBytes zero2 = model_state_bytes(params, bf16, 2, dp);
+  CHECK(zero2.gradients.value() == doctest::Approx(4e9 / dp));
+  CHECK(zero2.weights.value() == doctest::Approx(2e9));
+  const ModelStateBytes zero3 = model_state_bytes(params, bf16, 3, dp);
+  CHECK(zero3.total().value() == doctest::Approx(18e9 / dp));
+}
+
+TEST_CASE("GPT-3 175B has 175 billion parameters") {
+  TransformerSpec m;
+  m.layers = 96;
+  m.hidden = 12288;
+  m.heads = 96;
+  m.kv_heads = 96;
+  m.head_dim = 128;
+  m.ffn_hidden = 4 * 12288;
+  m.vocab = 50257;
+  m.tied_embeddings = true;
+  // 12 l h^2 (1 + 13/(12h)) + V h (Narayanan et al. 2021 eq. 2 without position embeddings).
+  const double expected = 12.0 * 96 * 12288.0 * 12288 * (1 + 13.0 / (12 * 12288)) + 50257.0 * 12288 + 2 * 12288;
+  CHECK(total_parameters(m) == doctest::Approx(expected));
+  CHECK(total_parameters(m) == doctest::Approx(174.6e9).epsilon(0.005));
+}

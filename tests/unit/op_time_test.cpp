@@ -1,0 +1,94 @@
+#include <doctest/doctest.h>
+
+#include "model/op_time.h"
+
+using namespace stepcast;
+
+namespace {
+GpuSpec h100() {
+  GpuSpec g;
+  g.architecture = GpuArchitecture::hopper;
+  g.dense_peak[index_of(DataType::bf16)] = units::teraflops(989.4);
+  g.dense_peak[index_of(DataType::fp8)] = units::teraflops(1978.9);
+  g.memory_bandwidth = units::gigabytes_per_second(3350);
+  g.sm_count = 132;
+  return g;
+}
+Op gemm(double m, double n, double k, double batch = 1.0) {
+  Op op;
+  op.kind = OpKind::gemm;
+  op.dtype = DataType::bf16;
+  op.gemm = {m, n, k, batch};
+  op.flops = Flops(2 * m * n * k * batch);
+  op.bytes = Bytes(2 * batch * (m * k + k * n + m * n));
+  return op;
+}
+}  // namespace
+
+TEST_CASE("tile and wave quantization: full waves are efficient, a partial last wave is not") {
+  const CostParameters params;
+  // 132 SMs. 8192 x 8192 with 128x256 tiles = 64 x 32 = 2048 tiles: 16 waves (15.5 full) -> 0.97.
+  CHECK(gemm_wave_tile_efficiency({8192, 8192, 8192, 1}, 132, params) == doctest::Approx(2048.0 / (16 * 132)));
+  // 1024 x 1024: 32 tiles of 128x256 or 64 of 128x128 on 132 SMs: at most 64/132 busy.
+  CHECK(gemm_wave_tile_efficiency({1024, 1024, 1024, 1}, 132, params) == doctest::Approx(64.0 / 132));
+  // A ragged edge wastes part of the last tile: m = 130 needs two 128-row tiles.
+  CHECK(gemm_wave_tile_efficiency({130, 256 * 132, 4096, 1}, 132, params) < 0.6);
+}
+
+TEST_CASE("a large GEMM runs at the derated burst efficiency of the architecture's tensor cores") {
+  const CostParameters params;
+  const Op op = gemm(16384, 16384, 16384);
+  const double wave = gemm_wave_tile_efficiency(op.gemm, 132, params);
+  const double expected = op.flops.value() / (989.4e12 * params.sustained_derate * params.gemm_eta_hopper_16bit * wave) +
+                          params.kernel_gap_s;
+  CHECK(op_time(op, h100(), params).value() == doctest::Approx(expected));
+}
+
+TEST_CASE("a GEMM with a tiny reduction depth is bound by memory, an elementwise op always is") {
+  const CostParameters params;
+  // Attention scores of an unfused kernel: k = 64, the s x s output dominates the traffic.
+  const Op scores = gemm(4096, 4096, 64, 64);
+  const double memory = scores.bytes.value() / (3350e9 * params.memory_bandwidth_eta);
+  CHECK(op_time(scores, h100(), params).value() == doctest::Approx(memory + params.kernel_gap_s));
+  Op add;
+  add.kind = OpKind::memory_bound;
+  add.bytes = units::gigabytes(1.0);
+  CHECK(op_time(add, h100(), params).value() == doctest::Approx(1e9 / (3350e9 * params.memory_bandwidth_eta) + params.kernel_gap_s));
+}
+
+TEST_CASE("FP8 GEMMs run against the FP8 peak") {
+  const CostParameters params;
+  Op op = gemm(16384, 16384, 16384);
+  const Seconds bf16 = op_time(op, h100(), params);
+  op.dtype = DataType::fp8;
+  op.bytes = op.bytes / 2.0;
+  const Seconds fp8 = op_time(op, h100(), params);
+  CHECK(fp8.value() == doctest::Approx(bf16.value() * params.gemm_eta_hopper_16bit / (2.0 * params.gemm_eta_fp8)).epsilon(0.01));
+}
+
+TEST_CASE("a list of tiny ops costs at least the host's dispatch time per op") {
+  const CostParameters params;
+  OpList ops;
+  Op tiny;
+  tiny.kind = OpKind::memory_bound;
+  tiny.bytes = Bytes(1024);
+  for (int i = 0; i < 10; ++i) ops.push(tiny);
+  CHECK(ops_time(ops, h100(), params).value() == doctest::Approx(10 * params.host_dispatch_s));
+}
+
+TEST_CASE("every cost constant is visible to the visitor with a source") {
+  CostParameters params;
+  int count = 0;
+  bool all_sourced = true;
+  params.for_each_constant([&](std::string_view name, double& value, std::string_view source) {
+    ++count;
+    all_sourced = all_sourced && !name.empty() && !source.empty() && value >= 0.0;
+  });
+  CHECK(count >= 25);
+  CHECK(all_sourced);
+  // Perturbing through the visitor changes the struct (sensitivity analysis relies on it).
+  params.for_each_constant([](std::string_view name, double& value, std::string_view) {
+    if (name == "memory.bandwidth_eta") value = 0.5;
+  });
+  CHECK(params.memory_bandwidth_eta == 0.5);
+}
