@@ -1,0 +1,116 @@
+#include "simulator/layer_costs.h"
+
+#include <algorithm>
+
+#include "model/layer_ops.h"
+#include "model/op_time.h"
+
+namespace stepcast {
+namespace {
+
+Seconds time_of(const Op& op, const LayerCostInputs& in) { return op_time(op, *in.gpu, *in.params); }
+
+// The time of the named GEMM in `ops` (zero when absent).
+Seconds gemm_time(const OpList& ops, std::string_view name, const LayerCostInputs& in) {
+  for (const Op& op : ops) {
+    if (op.name == name) return time_of(op, in);
+  }
+  return Seconds(0.0);
+}
+
+// Exposed part of a collective that --tp-comm-overlap pipelines with `gemm`.
+Seconds overlapped(Seconds comm, Seconds gemm, const LayerCostInputs& in) {
+  const Seconds chunk = comm * (in.params->tp_overlap_exposed_chunks / std::max(in.tp_group.size, 1));
+  return max(comm - gemm, chunk);
+}
+
+}  // namespace
+
+LayerCosts layer_costs(const LayerCostInputs& in) {
+  const LayerShape& s = *in.shape;
+  const CollectiveModel& net = *in.collectives;
+  const OpList forward = layer_forward_ops(s);
+  const OpList backward = layer_backward_ops(s);
+
+  LayerCosts c;
+  c.layer_forward.compute = ops_time(forward, *in.gpu, *in.params);
+  c.layer_backward.compute = ops_time(backward, *in.gpu, *in.params);
+  if (in.recompute == Recompute::full) {
+    c.layer_backward.recompute = c.layer_forward.compute;
+  } else if (in.recompute == Recompute::selective) {
+    c.layer_backward.recompute = ops_time(attention_core_forward_ops(s), *in.gpu, *in.params);
+  }
+
+  const Bytes activation(s.tokens() * s.hidden * s.activation_bytes);  // b s h
+  if (s.tp > 1) {
+    Seconds forward_comm(0.0);
+    Seconds backward_comm(0.0);
+    if (s.sequence_parallel) {
+      const Seconds gather = net.time(CollectiveOp::all_gather, activation, in.tp_group);
+      const Seconds scatter = net.time(CollectiveOp::reduce_scatter, activation, in.tp_group);
+      const Seconds regather_qkv = max(gather - gemm_time(backward, "qkv_proj.dgrad", in), Seconds(0.0));
+      const Seconds regather_fc1 = max(gather - gemm_time(backward, "fc1.dgrad", in), Seconds(0.0));
+      if (in.tp_comm_overlap) {
+        forward_comm = overlapped(gather, gemm_time(forward, "qkv_proj", in), in) +
+                       overlapped(scatter, gemm_time(forward, "out_proj", in), in) +
+                       overlapped(gather, gemm_time(forward, "fc1", in), in) +
+                       overlapped(scatter, gemm_time(forward, "fc2", in), in);
+        backward_comm = overlapped(gather, gemm_time(backward, "fc2.dgrad", in), in) +
+                        overlapped(scatter, gemm_time(backward, "fc1.dgrad", in), in) +
+                        overlapped(gather, gemm_time(backward, "out_proj.dgrad", in), in) +
+                        overlapped(scatter, gemm_time(backward, "qkv_proj.dgrad", in), in) + regather_qkv +
+                        regather_fc1;
+      } else {
+        forward_comm = (gather + scatter) * 2.0;
+        backward_comm = (gather + scatter) * 2.0 + regather_qkv + regather_fc1;
+      }
+    } else {
+      const Seconds reduce = net.time(CollectiveOp::all_reduce, activation, in.tp_group);
+      if (in.tp_comm_overlap) {
+        forward_comm = overlapped(reduce, gemm_time(forward, "out_proj", in), in) +
+                       overlapped(reduce, gemm_time(forward, "fc2", in), in);
+        backward_comm = overlapped(reduce, gemm_time(backward, "qkv_proj.wgrad", in), in) +
+                        overlapped(reduce, gemm_time(backward, "fc1.wgrad", in), in);
+      } else {
+        forward_comm = reduce * 2.0;
+        backward_comm = reduce * 2.0;
+      }
+    }
+    c.layer_forward.tp_exposed = forward_comm;
+    c.layer_backward.tp_exposed = backward_comm + (in.recompute == Recompute::full ? forward_comm : Seconds(0.0));
+
+    // Embedding output: all-reduce of the vocab-parallel lookup (reduce-scatter with SP; its
+    // backward is then an all-gather).
+    if (s.sequence_parallel) {
+      c.embedding_forward.tp_exposed = net.time(CollectiveOp::reduce_scatter, activation, in.tp_group);
+      c.embedding_backward.tp_exposed = net.time(CollectiveOp::all_gather, activation, in.tp_group);
+      c.output_forward.tp_exposed = net.time(CollectiveOp::all_gather, activation, in.tp_group);
+      c.output_backward.tp_exposed = net.time(CollectiveOp::reduce_scatter, activation, in.tp_group);
+    } else {
+      c.embedding_forward.tp_exposed = net.time(CollectiveOp::all_reduce, activation, in.tp_group);
+      c.output_backward.tp_exposed = net.time(CollectiveOp::all_reduce, activation, in.tp_group);
+    }
+    // Vocab-parallel cross-entropy: all-reduces of the max, the sum of exponentials and the
+    // target logit, one FP32 value per token each.
+    const Bytes per_token(s.tokens() * 4.0);
+    c.output_forward.tp_exposed += net.time(CollectiveOp::all_reduce, per_token, in.tp_group) * 3.0;
+    c.pipeline_receive = s.sequence_parallel ? Seconds(0.0) : net.time(CollectiveOp::all_gather, activation, in.tp_group);
+  }
+
+  c.embedding_forward.compute = ops_time(embedding_forward_ops(s), *in.gpu, *in.params);
+  c.embedding_backward.compute = ops_time(embedding_backward_ops(s), *in.gpu, *in.params);
+  c.output_forward.compute = ops_time(output_forward_ops(s), *in.gpu, *in.params);
+  c.output_backward.compute = ops_time(output_backward_ops(s), *in.gpu, *in.params);
+
+  // ZeRO-3: every layer's parameters are all-gathered before its forward and again before its
+  // backward, prefetched while the previous layer computes (FSDP / Megatron-FSDP).
+  if (in.zero >= 3 && in.dp_group.size > 1) {
+    const Bytes layer_bytes(in.layer_parameters_per_rank * in.parameter_bytes);
+    const Seconds gather = net.time(CollectiveOp::all_gather, layer_bytes, in.dp_group);
+    c.layer_forward.dp_exposed = max(gather - c.layer_forward.compute, Seconds(0.0));
+    c.layer_backward.dp_exposed = max(gather - c.layer_backward.compute - c.layer_backward.recompute, Seconds(0.0));
+  }
+  return c;
+}
+
+}  // namespace stepcast

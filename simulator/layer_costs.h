@@ -1,0 +1,65 @@
+#pragma once
+// Time of one transformer layer (and of the embedding and output layers) on one tensor-parallel
+// rank for one micro-batch, split into the components a prediction reports. Computed once per
+// prediction and reused for every layer and micro-batch.
+//
+// Tensor-parallel traffic per layer (Shoeybi et al. 2019; Korthikanti et al. 2022, Sec. 4.2.2),
+// each collective moving b s h activation bytes on the TP group:
+//   without sequence parallelism  forward: all-reduce after the output projection and after FC2;
+//                                 backward: all-reduce of the QKV and FC1 input gradients.
+//   with sequence parallelism     forward: all-gather before QKV and FC1, reduce-scatter after
+//                                 the projection and FC2; backward the conjugates, plus the
+//                                 re-gather of the QKV/FC1 inputs for their weight gradients,
+//                                 which Megatron overlaps with the data-gradient GEMMs.
+// Exposure: without --tp-comm-overlap every collective is on the critical path (except the
+// overlapped re-gather, exposed only beyond its GEMM). With it (userbuffers), each collective is
+// pipelined with its GEMM in tp chunks; what stays exposed is max(comm - gemm, one chunk).
+// Full recomputation re-runs the forward, collectives included; selective re-runs the attention
+// core, which has none.
+
+#include "model/collective.h"
+#include "model/cost_parameters.h"
+#include "model/hardware.h"
+#include "model/layer_shape.h"
+#include "model/parallel.h"
+#include "model/units.h"
+
+namespace stepcast {
+
+// One pass (forward or backward) of one layer or layer-like block.
+struct PassTime {
+  Seconds compute;      // kernels of the model FLOPs (and their memory-bound companions)
+  Seconds recompute;    // re-running forward kernels before the backward
+  Seconds tp_exposed;   // tensor-parallel collectives on the critical path
+  Seconds dp_exposed;   // ZeRO-3 parameter gathers not hidden behind compute
+  [[nodiscard]] Seconds total() const { return compute + recompute + tp_exposed + dp_exposed; }
+};
+
+struct LayerCosts {
+  PassTime layer_forward;
+  PassTime layer_backward;   // recomputation included here (it runs right before the backward)
+  PassTime embedding_forward;
+  PassTime embedding_backward;
+  PassTime output_forward;    // final norm, logits, cross-entropy
+  PassTime output_backward;
+  Seconds pipeline_receive;   // per received activation with TP > 1: the all-gather that
+                              // reassembles a scatter/gather p2p (Narayanan et al. 2021, Sec. 4.1)
+};
+
+struct LayerCostInputs {
+  const LayerShape* shape = nullptr;
+  const GpuSpec* gpu = nullptr;
+  const CostParameters* params = nullptr;
+  const CollectiveModel* collectives = nullptr;
+  GroupLayout tp_group;
+  GroupLayout dp_group;
+  Recompute recompute = Recompute::none;
+  bool tp_comm_overlap = false;
+  int zero = 0;
+  double layer_parameters_per_rank = 0.0;  // for ZeRO-3 gathers
+  double parameter_bytes = 2.0;            // bytes per weight element
+};
+
+LayerCosts layer_costs(const LayerCostInputs& in);
+
+}  // namespace stepcast

@@ -1,0 +1,286 @@
+#include "simulator/pipeline_schedule.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace stepcast {
+namespace {
+
+struct Pass {
+  int microbatch;
+  int chunk;
+  bool backward;
+};
+
+// Each stage's pass order for the schedule, stage s at [s * 2mv, (s + 1) * 2mv).
+void stage_orders(const PipelineSpec& spec, std::vector<Pass>& passes) {
+  const int p = spec.stages;
+  const int v = spec.chunks;
+  const int m = spec.microbatches;
+  const int total = m * v;
+  std::vector<Pass> forward;
+  std::vector<Pass> backward;
+  forward.reserve(static_cast<std::size_t>(total));
+  backward.reserve(static_cast<std::size_t>(total));
+  // Groups of p micro-batches go through every chunk before the next group starts (Megatron's
+  // interleaved order); with one chunk this is simply micro-batch order.
+  for (int first = 0; first < m; first += p) {
+    const int last = std::min(first + p, m);
+    for (int c = 0; c < v; ++c) {
+      for (int mb = first; mb < last; ++mb) forward.push_back({mb, c, false});
+    }
+    for (int c = v - 1; c >= 0; --c) {
+      for (int mb = first; mb < last; ++mb) backward.push_back({mb, c, true});
+    }
+  }
+  passes.resize(static_cast<std::size_t>(2 * total * p));
+  for (int s = 0; s < p; ++s) {
+    Pass* out = passes.data() + static_cast<std::size_t>(2 * total * s);
+    int warmup = total;  // GPipe: every forward first
+    if (spec.schedule != PipelineSchedule::gpipe) {
+      // 1F1B and its interleaved form (ZB / DualPipe until issue 8 adds their orders).
+      warmup = std::min(v == 1 ? p - s - 1 : (p - s - 1) * 2 + (v - 1) * p, total);
+    }
+    int n = 0;
+    for (int i = 0; i < warmup; ++i) out[n++] = forward[static_cast<std::size_t>(i)];
+    for (int i = 0; i < total - warmup; ++i) {
+      out[n++] = forward[static_cast<std::size_t>(warmup + i)];
+      out[n++] = backward[static_cast<std::size_t>(i)];
+    }
+    for (int i = total - warmup; i < total; ++i) out[n++] = backward[static_cast<std::size_t>(i)];
+    assert(n == 2 * total);
+  }
+}
+
+}  // namespace
+
+void PipelineSimulator::build_order(const PipelineSpec& spec, Order& order) {
+  const int p = spec.stages;
+  const int v = spec.chunks;
+  const int m = spec.microbatches;
+  const int per_stage = 2 * m * v;
+  const auto forwards = static_cast<std::uint32_t>(p * v * m);
+  const std::uint32_t none = 2 * forwards;  // the always-zero slot
+  order.schedule = spec.schedule;
+  order.stages = p;
+  order.chunks = v;
+  order.microbatches = m;
+  order.steps.clear();
+  order.steps.reserve(static_cast<std::size_t>(per_stage * p));
+
+  std::vector<Pass> passes;
+  stage_orders(spec, passes);
+  // List scheduling without times: a stage advances while each next pass's input is done.
+  std::vector<char> done(static_cast<std::size_t>(none), 0);
+  std::vector<int> position(static_cast<std::size_t>(p), 0);
+  const int last_vs = p * v - 1;
+  long remaining = static_cast<long>(per_stage) * p;
+  bool upward = true;
+  auto advance = [&](int s) {
+    const Pass* stage_passes = passes.data() + static_cast<std::size_t>(per_stage * s);
+    int& pos = position[static_cast<std::size_t>(s)];
+    const int start = pos;
+    while (pos < per_stage) {
+      const Pass pass = stage_passes[pos];
+      const int vs = pass.chunk * p + s;
+      const auto slot = static_cast<std::uint32_t>(vs * m + pass.microbatch);
+      Step step{};
+      step.stage = static_cast<std::uint16_t>(s);
+      step.duration = static_cast<std::uint16_t>(vs * 2 + (pass.backward ? 1 : 0));
+      if (!pass.backward) {
+        step.self = slot;
+        step.input = vs > 0 ? slot - static_cast<std::uint32_t>(m) : none;
+        step.transfer = vs > 0 && p > 1 ? 1 : 0;
+      } else {
+        step.self = forwards + slot;
+        step.input = vs == last_vs ? slot : forwards + slot + static_cast<std::uint32_t>(m);
+        step.transfer = vs == last_vs || p == 1 ? 0 : 1;
+      }
+      if (step.input != none && !done[step.input]) break;
+      done[step.self] = 1;
+      order.steps.push_back(step);
+      ++pos;
+    }
+    remaining -= pos - start;
+    return pos > start;
+  };
+  while (remaining > 0) {
+    bool progressed = false;
+    if (upward) {
+      for (int s = 0; s < p; ++s) progressed = advance(s) || progressed;
+    } else {
+      for (int s = p - 1; s >= 0; --s) progressed = advance(s) || progressed;
+    }
+    upward = !upward;
+    assert(progressed);  // every order above is deadlock-free
+    if (!progressed) break;
+  }
+
+  // Activations held: micro-batches per chunk after each forward; keep the Pareto-maximal counts.
+  order.peak_in_flight.assign(static_cast<std::size_t>(p), 0);
+  order.held_candidates.assign(static_cast<std::size_t>(p), {});
+  std::vector<int> held(static_cast<std::size_t>(v));
+  for (int s = 0; s < p; ++s) {
+    std::fill(held.begin(), held.end(), 0);
+    int total = 0;
+    auto& candidates = order.held_candidates[static_cast<std::size_t>(s)];
+    const Pass* stage_passes = passes.data() + static_cast<std::size_t>(per_stage * s);
+    for (int i = 0; i < per_stage; ++i) {
+      const Pass pass = stage_passes[i];
+      held[static_cast<std::size_t>(pass.chunk)] += pass.backward ? -1 : 1;
+      total += pass.backward ? -1 : 1;
+      if (pass.backward) continue;
+      order.peak_in_flight[static_cast<std::size_t>(s)] = std::max(order.peak_in_flight[static_cast<std::size_t>(s)], total);
+      // Drop candidates this count dominates; skip it if one dominates it.
+      bool dominated = false;
+      std::vector<int> kept;
+      for (std::size_t k = 0; k + static_cast<std::size_t>(v) <= candidates.size(); k += static_cast<std::size_t>(v)) {
+        bool ge = true;
+        bool le = true;
+        for (int c = 0; c < v; ++c) {
+          const int old = candidates[k + static_cast<std::size_t>(c)];
+          ge = ge && held[static_cast<std::size_t>(c)] >= old;
+          le = le && held[static_cast<std::size_t>(c)] <= old;
+        }
+        if (le) dominated = true;
+        if (!ge || le) kept.insert(kept.end(), candidates.begin() + static_cast<long>(k), candidates.begin() + static_cast<long>(k) + v);
+      }
+      if (!dominated) kept.insert(kept.end(), held.begin(), held.end());
+      candidates.swap(kept);
+    }
+  }
+}
+
+const PipelineSimulator::Order& PipelineSimulator::order_for(const PipelineSpec& spec) {
+  for (const Order& o : m_orders) {
+    if (o.schedule == spec.schedule && o.stages == spec.stages && o.chunks == spec.chunks &&
+        o.microbatches == spec.microbatches) {
+      return o;
+    }
+  }
+  constexpr std::size_t kCachedShapes = 16;
+  if (m_orders.size() < kCachedShapes) {
+    m_orders.emplace_back();
+    build_order(spec, m_orders.back());
+    return m_orders.back();
+  }
+  Order& slot = m_orders[m_next_evict];
+  m_next_evict = (m_next_evict + 1) % kCachedShapes;
+  build_order(spec, slot);
+  return slot;
+}
+
+const PipelineResult& PipelineSimulator::run(const PipelineSpec& spec) {
+  const int p = spec.stages;
+  const int v = spec.chunks;
+  const int m = spec.microbatches;
+  const int virtual_stages = p * v;
+  assert(static_cast<int>(spec.forward.size()) == virtual_stages);
+  assert(static_cast<int>(spec.backward.size()) == virtual_stages);
+  assert(spec.activations.empty() || static_cast<int>(spec.activations.size()) == virtual_stages);
+  const Order& order = order_for(spec);
+
+  const auto vs_count = static_cast<std::size_t>(virtual_stages);
+  const auto stage_count = static_cast<std::size_t>(p);
+  const std::size_t forwards = vs_count * static_cast<std::size_t>(m);
+  m_end.assign(2 * forwards + 1, 0.0);
+  m_duration.resize(2 * vs_count);
+  m_activation.assign(vs_count, 0.0);
+  for (std::size_t i = 0; i < vs_count; ++i) {
+    m_duration[2 * i] = spec.forward[i].value();
+    m_duration[2 * i + 1] = spec.backward[i].value();
+    if (!spec.activations.empty()) m_activation[i] = spec.activations[i].value();
+  }
+  m_clock.assign(stage_count, 0.0);
+  m_wait.assign(stage_count, 0.0);
+  PipelineResult& r = m_result;
+  r.last_backward_start.assign(vs_count, Seconds(0.0));
+  r.last_backward_end.assign(vs_count, Seconds(0.0));
+  r.timeline.clear();
+
+  // The sweep: every pass starts when its stage is free and its input has arrived.
+  const double p2p = p > 1 ? spec.p2p.value() : 0.0;
+  double* end = m_end.data();
+  const double* duration = m_duration.data();
+  double* clock = m_clock.data();
+  double* wait = m_wait.data();
+  for (const Step& step : order.steps) {
+    const std::size_t s = step.stage;
+    const double transfer = p2p * step.transfer;
+    const double ready = end[step.input] + transfer;
+    const double now = clock[s];
+    const double start = now > ready ? now : ready;
+    const double waited = start - now;
+    wait[s] += waited < transfer ? waited : transfer;
+    const double finish = start + duration[step.duration];
+    end[step.self] = finish;
+    clock[s] = finish;
+  }
+
+  // Each virtual stage's final backward: the one that ends last (a stage runs its passes in order).
+  for (const Step& step : order.steps) {
+    if ((step.duration & 1) == 0) continue;
+    const auto vs = static_cast<std::size_t>(step.duration >> 1);
+    const double finish = end[step.self];
+    if (finish >= r.last_backward_end[vs].value()) {
+      r.last_backward_end[vs] = Seconds(finish);
+      r.last_backward_start[vs] = Seconds(finish - duration[step.duration]);
+    }
+  }
+  if (spec.record_timeline) {
+    r.timeline.reserve(order.steps.size());
+    for (const Step& step : order.steps) {
+      const bool backward = (step.duration & 1) != 0;
+      const std::uint32_t slot = backward ? step.self - static_cast<std::uint32_t>(forwards) : step.self;
+      TimelineEntry e;
+      e.kind = backward ? TimelineEntry::Kind::backward : TimelineEntry::Kind::forward;
+      e.stage = step.stage;
+      e.chunk = static_cast<int>(slot / static_cast<std::uint32_t>(m)) / p;
+      e.microbatch = static_cast<int>(slot % static_cast<std::uint32_t>(m));
+      e.end = Seconds(end[step.self]);
+      e.start = e.end - Seconds(duration[step.duration]);
+      r.timeline.push_back(e);
+    }
+  }
+
+  r.busy.resize(stage_count);
+  r.finish.resize(stage_count);
+  r.p2p_wait.resize(stage_count);
+  r.peak_activations.resize(stage_count);
+  r.peak_in_flight = order.peak_in_flight;
+  r.makespan = Seconds(0.0);
+  for (std::size_t s = 0; s < stage_count; ++s) {
+    // Every stage runs each of its chunks' forward and backward once per micro-batch.
+    double busy = 0.0;
+    for (int c = 0; c < v; ++c) {
+      const std::size_t vs = static_cast<std::size_t>(c * p) + s;
+      busy += m * (m_duration[2 * vs] + m_duration[2 * vs + 1]);
+    }
+    r.busy[s] = Seconds(busy);
+    r.finish[s] = Seconds(clock[s]);
+    r.p2p_wait[s] = Seconds(wait[s]);
+    double peak = 0.0;
+    const auto& candidates = order.held_candidates[s];
+    for (std::size_t k = 0; k + static_cast<std::size_t>(v) <= candidates.size(); k += static_cast<std::size_t>(v)) {
+      double bytes = 0.0;
+      for (int c = 0; c < v; ++c) bytes += candidates[k + static_cast<std::size_t>(c)] * m_activation[static_cast<std::size_t>(c * p) + s];
+      peak = std::max(peak, bytes);
+    }
+    r.peak_activations[s] = Bytes(peak);
+    r.makespan = max(r.makespan, r.finish[s]);
+  }
+  return r;
+}
+
+Seconds closed_form_makespan(PipelineSchedule schedule, int stages, int chunks, int microbatches, Seconds forward,
+                             Seconds backward) {
+  const double v = schedule == PipelineSchedule::gpipe ? 1.0 : chunks;
+  return (forward + backward) * (microbatches + (stages - 1) / v);
+}
+
+double closed_form_bubble_fraction(PipelineSchedule schedule, int stages, int chunks, int microbatches) {
+  const double v = schedule == PipelineSchedule::gpipe ? 1.0 : chunks;
+  return (stages - 1) / (v * microbatches);
+}
+
+}  // namespace stepcast

@@ -1,0 +1,334 @@
+#include "simulator/training_predictor.h"
+
+#include <algorithm>
+#include <cassert>
+#include <string>
+
+#include "model/activation_memory.h"
+#include "model/flops.h"
+#include "model/layer_shape.h"
+#include "model/model_states.h"
+#include "model/parameter_count.h"
+#include "model/placement.h"
+#include "simulator/collective_models.h"
+#include "simulator/layer_costs.h"
+
+namespace stepcast {
+namespace {
+
+void fill_layers_per_virtual_stage(int layers, const ParallelConfig& parallel, std::vector<int>& out) {
+  const int pp = std::max(parallel.pp, 1);
+  const int chunks = pp > 1 ? std::max(parallel.vpp, 1) : 1;
+  const int count = pp * chunks;
+  out.assign(static_cast<std::size_t>(count), 0);
+  int remaining = layers;
+  int first = 0;
+  int last = count;
+  if (parallel.first_stage_layers >= 0 && count > 1) {
+    out.front() = parallel.first_stage_layers;
+    remaining -= parallel.first_stage_layers;
+    first = 1;
+  }
+  if (parallel.last_stage_layers >= 0 && count > 1) {
+    out.back() = parallel.last_stage_layers;
+    remaining -= parallel.last_stage_layers;
+    last = count - 1;
+  }
+  const int middle = last - first;
+  if (middle <= 0) return;
+  const int each = remaining / middle;
+  int extra = remaining - each * middle;
+  for (int i = first; i < last; ++i) {
+    out[static_cast<std::size_t>(i)] = each + (extra > 0 ? 1 : 0);
+    if (extra > 0) --extra;
+  }
+}
+
+Seconds pass_total(const PassTime& t) { return t.total(); }
+
+}  // namespace
+
+std::vector<int> layers_per_virtual_stage(int layers, const ParallelConfig& parallel) {
+  std::vector<int> out;
+  fill_layers_per_virtual_stage(layers, parallel, out);
+  return out;
+}
+
+TrainingPredictor::TrainingPredictor(CostParameters params) : m_params(params) {}
+
+TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const TrainingPredictorOptions& options) {
+  const auto collectives =
+      make_collective_model(default_collective_model(), scenario.system, m_params);
+  return predict(scenario, *collectives, options);
+}
+
+TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const CollectiveModel& net,
+                                              const TrainingPredictorOptions& options) {
+  assert(scenario.is_training());
+  const TransformerSpec& model = scenario.model;
+  const SystemSpec& system = scenario.system;
+  const GpuSpec& gpu = system.gpu;
+  const ParallelConfig& par = scenario.parallel;
+  const PrecisionConfig& precision = scenario.precision;
+  const TrainingWorkload& training = scenario.training();
+  const CostParameters& params = m_params;
+
+  const int tp = std::max(par.tp, 1);
+  const int pp = std::max(par.pp, 1);
+  const int dp = std::max(par.dp, 1);
+  const int chunks = pp > 1 ? std::max(par.vpp, 1) : 1;
+  const int virtual_stages = pp * chunks;
+  const int micro_batch = std::max(training.micro_batch, 1);
+  const int microbatches = std::max(training.global_batch / (dp * micro_batch), 1);
+  const int gpus = par.world_size();
+
+  TrainingPrediction out;
+
+  // --- 1. One layer, priced once -------------------------------------------------------------
+  const LayerShape shape = make_layer_shape(model, training, par, precision);
+  const GroupLayout tp_group = layout_of(ParallelDim::tp, par, system);
+  const GroupLayout dp_group = layout_of(ParallelDim::dp, par, system);
+  const GroupLayout pp_link = pipeline_neighbour_layout(par, system);
+  const double layer_params = layer_parameters_per_rank(model, tp);
+  const double weight_bytes = bytes_per_element(precision.params);
+
+  LayerCostInputs cost_inputs;
+  cost_inputs.shape = &shape;
+  cost_inputs.gpu = &gpu;
+  cost_inputs.params = &params;
+  cost_inputs.collectives = &net;
+  cost_inputs.tp_group = tp_group;
+  cost_inputs.dp_group = dp_group;
+  cost_inputs.recompute = par.recompute;
+  cost_inputs.tp_comm_overlap = par.tp_comm_overlap;
+  cost_inputs.zero = par.zero;
+  cost_inputs.layer_parameters_per_rank = layer_params;
+  cost_inputs.parameter_bytes = weight_bytes;
+  const LayerCosts costs = layer_costs(cost_inputs);
+
+  const LayerActivations layer_activation = layer_activation_bytes(shape, par.recompute);
+
+  // --- 2. Stages -------------------------------------------------------------------------------
+  std::vector<int> layers;
+  fill_layers_per_virtual_stage(model.layers, par, layers);
+  m_forward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
+  m_backward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
+  m_activations.assign(static_cast<std::size_t>(virtual_stages), Bytes(0.0));
+  const Seconds layer_forward = pass_total(costs.layer_forward);
+  const Seconds layer_backward = pass_total(costs.layer_backward);
+  for (int vs = 0; vs < virtual_stages; ++vs) {
+    const auto i = static_cast<std::size_t>(vs);
+    const double n = layers[i];
+    m_forward[i] = layer_forward * n;
+    m_backward[i] = layer_backward * n;
+    m_activations[i] = layer_activation.stored * n;
+    if (vs == 0) {
+      m_forward[i] += pass_total(costs.embedding_forward);
+      m_backward[i] += pass_total(costs.embedding_backward);
+      m_activations[i] += embedding_activation_bytes(shape);
+    } else {
+      m_forward[i] += costs.pipeline_receive;
+    }
+    if (vs == virtual_stages - 1) {
+      m_forward[i] += pass_total(costs.output_forward);
+      m_backward[i] += pass_total(costs.output_backward);
+      m_activations[i] += output_activation_bytes(shape);
+    } else {
+      m_backward[i] += costs.pipeline_receive;
+    }
+  }
+
+  // --- 3. Pipeline -------------------------------------------------------------------------------
+  const Bytes p2p_bytes(shape.tokens() * shape.hidden * shape.activation_bytes / tp);
+  const Seconds p2p = pp > 1 ? net.time(CollectiveOp::send_recv, p2p_bytes, pp_link) : Seconds(0.0);
+  PipelineSpec spec;
+  spec.schedule = par.schedule;
+  spec.stages = pp;
+  spec.chunks = chunks;
+  spec.microbatches = microbatches;
+  spec.forward = m_forward;
+  spec.backward = m_backward;
+  spec.activations = m_activations;
+  spec.p2p = p2p;
+  spec.record_timeline = options.timeline;
+  const PipelineResult& pipe = m_pipeline.run(spec);
+
+  // --- 4. Data-parallel reduction, optimizer, parameter gather, per stage ----------------------
+  const double embedding_params = embedding_parameters(model) / tp;
+  const double output_params = output_layer_parameters(model) / tp +
+                               (model.tied_embeddings && pp > 1 ? embedding_parameters(model) / tp : 0.0);
+  const double grad_bytes = bytes_per_element(precision.grads);
+  const Bandwidth hbm = gpu.memory_bandwidth * params.memory_bandwidth_eta;
+  const bool sharded_optimizer = par.zero >= 1 && dp > 1;
+
+  // Tied embeddings across a pipeline: first and last stage all-reduce the embedding gradient.
+  Seconds embedding_sync(0.0);
+  if (model.tied_embeddings && pp > 1) {
+    const auto stages = group_members(ParallelDim::pp, par);
+    const GroupLayout pair = layout_of(std::vector<int>{stages.front(), stages.back()}, system);
+    embedding_sync = net.time(CollectiveOp::all_reduce, Bytes(embedding_parameters(model) / tp * grad_bytes), pair);
+  }
+
+  struct StageEnd {
+    double params = 0.0;
+    Seconds reduce_end;
+    Seconds optimizer;
+    Seconds gather_exposed;
+    Seconds end;
+  };
+  std::vector<StageEnd> ends(static_cast<std::size_t>(pp));
+  int critical = 0;
+  for (int s = 0; s < pp; ++s) {
+    StageEnd& e = ends[static_cast<std::size_t>(s)];
+    const Seconds finish = pipe.finish[static_cast<std::size_t>(s)];
+    // Parameters of each chunk of this stage.
+    double chunk_params[64] = {};
+    const int stage_chunks = std::min(chunks, 64);
+    for (int c = 0; c < stage_chunks; ++c) {
+      const int vs = c * pp + s;
+      double p = layers[static_cast<std::size_t>(vs)] * layer_params;
+      if (vs == 0) p += embedding_params;
+      if (vs == virtual_stages - 1) p += output_params;
+      chunk_params[c] = p;
+      e.params += p;
+    }
+    Seconds reduce_end = finish;
+    if (dp > 1) {
+      const CollectiveOp op = par.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+      if (par.overlap_grad_reduce) {
+        // Chunks finish their gradients in the order of their last backward; each chunk's
+        // buckets stream out during that backward, its last bucket only after it.
+        int order[64];
+        for (int c = 0; c < stage_chunks; ++c) order[c] = c;
+        std::sort(order, order + stage_chunks, [&](int a, int b) {
+          return pipe.last_backward_end[static_cast<std::size_t>(a * pp + s)] <
+                 pipe.last_backward_end[static_cast<std::size_t>(b * pp + s)];
+        });
+        Seconds channel(0.0);
+        for (int k = 0; k < stage_chunks; ++k) {
+          const int c = order[k];
+          const auto vs = static_cast<std::size_t>(c * pp + s);
+          const Seconds t = net.time(op, Bytes(chunk_params[c] * grad_bytes), dp_group);
+          const double last_bucket = std::min(1.0, params.dp_bucket_params / std::max(chunk_params[c], 1.0));
+          const Seconds start = max(channel, pipe.last_backward_start[vs]);
+          channel = max(start + t, pipe.last_backward_end[vs] + t * last_bucket);
+        }
+        reduce_end = max(finish, channel);
+      } else {
+        reduce_end = finish + net.time(op, Bytes(e.params * grad_bytes), dp_group);
+      }
+    }
+    if (s == 0 || s == pp - 1) reduce_end += embedding_sync;
+    e.reduce_end = reduce_end;
+    const double shard = sharded_optimizer ? e.params / dp : e.params;
+    const double optimizer_bytes = shard * (params.adam_bytes_per_param +
+                                            (precision.loss_scaling ? params.loss_scale_bytes_per_param : 0.0)) +
+                                   e.params * grad_bytes;  // zeroing the gradient buffer
+    e.optimizer = Bytes(optimizer_bytes) / hbm;
+    if (sharded_optimizer && par.zero <= 2) {
+      const double gathered = par.overlap_param_gather ? std::min(params.dp_bucket_params, e.params) : e.params;
+      e.gather_exposed = net.time(CollectiveOp::all_gather, Bytes(gathered * weight_bytes), dp_group);
+    }
+    e.end = e.reduce_end + e.optimizer + e.gather_exposed;
+    if (e.end > ends[static_cast<std::size_t>(critical)].end) critical = s;
+  }
+
+  // --- 5. Step time and its breakdown on the critical stage -------------------------------------
+  const StageEnd& ce = ends[static_cast<std::size_t>(critical)];
+  const Seconds overhead(params.step_overhead_s);
+  out.step_time = ce.end + overhead;
+  TimeBreakdown& b = out.time;
+  for (int c = 0; c < chunks; ++c) {
+    const int vs = c * pp + critical;
+    const double n = layers[static_cast<std::size_t>(vs)];
+    const double m = microbatches;
+    b.compute += (costs.layer_forward.compute + costs.layer_backward.compute) * (n * m);
+    b.recompute += costs.layer_backward.recompute * (n * m);
+    b.tp_comm_exposed += (costs.layer_forward.tp_exposed + costs.layer_backward.tp_exposed) * (n * m);
+    b.dp_comm_exposed += (costs.layer_forward.dp_exposed + costs.layer_backward.dp_exposed) * (n * m);
+    if (vs == 0) {
+      b.compute += (costs.embedding_forward.compute + costs.embedding_backward.compute) * m;
+      b.tp_comm_exposed += (costs.embedding_forward.tp_exposed + costs.embedding_backward.tp_exposed) * m;
+    } else {
+      b.pp_comm_exposed += costs.pipeline_receive * m;
+    }
+    if (vs == virtual_stages - 1) {
+      b.compute += (costs.output_forward.compute + costs.output_backward.compute) * m;
+      b.tp_comm_exposed += (costs.output_forward.tp_exposed + costs.output_backward.tp_exposed) * m;
+    } else {
+      b.pp_comm_exposed += costs.pipeline_receive * m;
+    }
+  }
+  const auto cs = static_cast<std::size_t>(critical);
+  const Seconds idle = max(pipe.finish[cs] - pipe.busy[cs], Seconds(0.0));
+  const Seconds p2p_wait = min(pipe.p2p_wait[cs], idle);
+  b.pp_comm_exposed += p2p_wait;
+  b.pp_bubble = idle - p2p_wait;
+  b.dp_comm_exposed += ce.reduce_end - pipe.finish[cs] + ce.gather_exposed;
+  b.optimizer = ce.optimizer;
+  b.other = overhead;
+
+  // Throughput and utilisation.
+  const StepFlops flops = training_step_flops(model, training.global_batch, training.seq_len, par.recompute);
+  out.model_flops_per_step = flops.model;
+  out.hardware_flops_per_step = flops.hardware;
+  const double cluster_peak = gpu.peak(precision.compute).value() * gpus;
+  out.tokens_per_s = static_cast<double>(training.global_batch) * training.seq_len / out.step_time.value();
+  if (cluster_peak > 0.0) {
+    out.mfu = flops.model.value() / (out.step_time.value() * cluster_peak);
+    out.hfu = flops.hardware.value() / (out.step_time.value() * cluster_peak);
+  }
+  out.bubble_fraction = b.pp_bubble / out.step_time;
+
+  // --- Memory per stage ------------------------------------------------------------------------
+  int communicators = 0;
+  for (int size : {tp, pp, dp, par.cp}) communicators += size > 1 ? 1 : 0;
+  const Bytes buffers_common(params.cuda_context_bytes + params.cublas_workspace_bytes +
+                             params.nccl_buffer_bytes_per_communicator * communicators +
+                             (pp > 1 ? 4.0 * p2p_bytes.value() : 0.0) +
+                             (par.zero >= 3 ? 2.0 * layer_params * weight_bytes : 0.0));
+  out.per_stage.resize(static_cast<std::size_t>(pp));
+  for (int s = 0; s < pp; ++s) {
+    MemoryBreakdown& mem = out.per_stage[static_cast<std::size_t>(s)];
+    const ModelStateBytes states = model_state_bytes(ends[static_cast<std::size_t>(s)].params, precision, par.zero, dp);
+    mem.weights = states.weights;
+    mem.gradients = states.gradients;
+    mem.optimizer_states = states.optimizer_states;
+    mem.activations = pipe.peak_activations[static_cast<std::size_t>(s)];
+    if (par.recompute == Recompute::full) mem.activations += recompute_working_set_bytes(shape);
+    mem.buffers = buffers_common;
+    mem.fragmentation = mem.activations * params.allocator_fragmentation;
+    mem.peak = mem.weights + mem.gradients + mem.optimizer_states + mem.activations + mem.buffers + mem.fragmentation;
+    if (mem.peak > out.per_stage[static_cast<std::size_t>(out.peak_stage)].peak) out.peak_stage = s;
+  }
+  out.memory = out.per_stage[static_cast<std::size_t>(out.peak_stage)];
+  out.fits = out.memory.peak <= gpu.memory;
+
+  if (options.timeline) out.timeline = pipe.timeline;
+  if (options.describe_placement) {
+    auto place = [&](const char* name, int size, ParallelDim dim) {
+      if (size > 1) out.placement.push_back({name, size, describe(layout_of(dim, par, system), system)});
+    };
+    place("tp", tp, ParallelDim::tp);
+    place("cp", par.cp, ParallelDim::cp);
+    place("dp", dp, ParallelDim::dp);
+    if (pp > 1) out.placement.push_back({"pp", pp, "neighbouring stages " + describe(pp_link, system)});
+  }
+  if (par.schedule == PipelineSchedule::zb_h1 || par.schedule == PipelineSchedule::zb_h2 ||
+      par.schedule == PipelineSchedule::dualpipe) {
+    out.notes.emplace_back("schedule simulated as 1F1B: zero-bubble and DualPipe orders are not implemented yet");
+  }
+  if (par.cp > 1) out.notes.emplace_back("context-parallel K/V exchange is not priced yet; attention uses seq/cp queries");
+  if (model.is_moe()) out.notes.emplace_back("mixture-of-experts layers are priced as dense layers");
+  if (par.offload != Offload::none) out.notes.emplace_back("offload is not modelled yet");
+  if (!training.flash_attention) out.notes.emplace_back("unfused attention: s x s scores are materialised");
+  out.notes.push_back(std::string("collectives priced by the '") + std::string(net.name()) + "' model");
+  return out;
+}
+
+TrainingPrediction predict_training(const Scenario& scenario, const TrainingPredictorOptions& options) {
+  TrainingPredictor predictor;
+  return predictor.predict(scenario, options);
+}
+
+}  // namespace stepcast

@@ -1,0 +1,70 @@
+#pragma once
+// The training step: time, throughput, MFU, memory per GPU, and where each goes.
+//
+// A step is simulated as follows (each part documented where it is computed):
+//   1. One layer's kernels are priced once (model/layer_ops.h, model/op_time.h) with its
+//      tensor-parallel traffic and overlap (simulator/layer_costs.h).
+//   2. Each pipeline stage's forward and backward time per micro-batch is its layers' times plus
+//      the embedding (first stage) or output layer and loss (last stage); uneven first/last
+//      stages come from parallel.first/last_stage_layers.
+//   3. The pipeline schedule runs as events (simulator/pipeline_schedule.h), with one p2p
+//      transfer of b s h / t activation bytes per stage boundary (scatter/gather, or sequence
+//      parallel shards). It gives each stage's finish time, its idle time (split into waiting for
+//      a transfer in flight, reported as exposed p2p, and the bubble) and the activations it
+//      holds at its peak.
+//   4. Data-parallel gradient reduction (all-reduce, or reduce-scatter with a distributed
+//      optimizer / ZeRO) starts for each model chunk as its last backward runs when
+//      overlap_grad_reduce is on — only the last micro-batch's backward can hide it — and after
+//      the stage's last backward otherwise. Tied embeddings add the first/last-stage embedding
+//      all-reduce. Then the optimizer step (memory-bound Adam over the stage's shard), then the
+//      ZeRO-1/2 parameter all-gather (hidden behind the next forward with overlap_param_gather,
+//      except its first bucket).
+//   5. The step time is the slowest stage's end plus a fixed per-step overhead; the breakdown is
+//      that stage's time split into components that sum to the step time exactly.
+// Collective times come from a CollectiveModel (model/collective.h), "alpha-beta" unless asked
+// otherwise; constants from CostParameters (model/cost_parameters.h).
+
+#include <memory>
+#include <vector>
+
+#include "model/collective.h"
+#include "model/cost_parameters.h"
+#include "model/prediction.h"
+#include "model/scenario.h"
+#include "simulator/pipeline_schedule.h"
+
+namespace stepcast {
+
+struct TrainingPredictorOptions {
+  bool timeline = false;            // fill TrainingPrediction::timeline (the pipeline Gantt chart)
+  bool describe_placement = true;   // fill TrainingPrediction::placement
+};
+
+class TrainingPredictor {
+ public:
+  explicit TrainingPredictor(CostParameters params = {});
+
+  // Predicts a training scenario with `collectives` priced for the scenario's system.
+  TrainingPrediction predict(const Scenario& scenario, const CollectiveModel& collectives,
+                             const TrainingPredictorOptions& options = {});
+  // Same, with the default collective model built for the scenario's system.
+  TrainingPrediction predict(const Scenario& scenario, const TrainingPredictorOptions& options = {});
+
+  [[nodiscard]] const CostParameters& parameters() const { return m_params; }
+
+ private:
+  CostParameters m_params;
+  PipelineSimulator m_pipeline;
+  std::vector<Seconds> m_forward;
+  std::vector<Seconds> m_backward;
+  std::vector<Bytes> m_activations;
+};
+
+// One-shot convenience: a fresh predictor with default constants.
+TrainingPrediction predict_training(const Scenario& scenario, const TrainingPredictorOptions& options = {});
+
+// Layers in each virtual pipeline stage (chunk * pp + stage): first/last_stage_layers when set,
+// the rest split evenly (any remainder to the earliest of the middle stages).
+std::vector<int> layers_per_virtual_stage(int layers, const ParallelConfig& parallel);
+
+}  // namespace stepcast

@@ -1,0 +1,60 @@
+// Speed of one training prediction (issue 2: under 50 us on one core; the search in issue 6
+// needs ~10 us). GPT-3 175B on 1024 A100s: TP 8, PP 8 with 3 model chunks per stage (interleaved
+// 1F1B), global batch 1536, micro-batch 1 -> 96 micro-batches, 4608 simulated passes.
+//
+// Run: build/bin/bench_predict [--benchmark_min_time=1]
+
+#include <benchmark/benchmark.h>
+
+#include "model/alpha_beta_collective.h"
+#include "simulator/training_predictor.h"
+#include "tests/support/gpt3_scenario.h"
+
+using namespace stepcast;
+
+namespace {
+
+// What `stepcast predict` does per scenario: full prediction with placement descriptions.
+void BM_PredictGpt3_175B(benchmark::State& state) {
+  const Scenario sc = test::gpt3_175b(1024, 8, 8, 3, 1536, 1);
+  TrainingPredictor predictor;
+  const AlphaBetaCollectiveModel net(sc.system, predictor.parameters());
+  for (auto _ : state) {
+    TrainingPrediction p = predictor.predict(sc, net);
+    benchmark::DoNotOptimize(p.step_time);
+  }
+}
+BENCHMARK(BM_PredictGpt3_175B)->Unit(benchmark::kMicrosecond);
+
+// What a search evaluates per configuration: no placement strings, predictor and collective
+// model reused.
+void BM_PredictGpt3_175B_NoPlacement(benchmark::State& state) {
+  const Scenario sc = test::gpt3_175b(1024, 8, 8, 3, 1536, 1);
+  TrainingPredictor predictor;
+  const AlphaBetaCollectiveModel net(sc.system, predictor.parameters());
+  TrainingPredictorOptions options;
+  options.describe_placement = false;
+  for (auto _ : state) {
+    TrainingPrediction p = predictor.predict(sc, net, options);
+    benchmark::DoNotOptimize(p.step_time);
+  }
+}
+BENCHMARK(BM_PredictGpt3_175B_NoPlacement)->Unit(benchmark::kMicrosecond);
+
+// The same model without a pipeline (PP 1): the cost outside the schedule simulation.
+void BM_PredictGpt3_175B_NoPipeline(benchmark::State& state) {
+  const Scenario sc = test::gpt3_175b(1024, 8, 1, 1, 1536, 1);
+  TrainingPredictor predictor;
+  const AlphaBetaCollectiveModel net(sc.system, predictor.parameters());
+  TrainingPredictorOptions options;
+  options.describe_placement = false;
+  for (auto _ : state) {
+    TrainingPrediction p = predictor.predict(sc, net, options);
+    benchmark::DoNotOptimize(p.step_time);
+  }
+}
+BENCHMARK(BM_PredictGpt3_175B_NoPipeline)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

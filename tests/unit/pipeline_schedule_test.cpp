@@ -1,0 +1,120 @@
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "simulator/pipeline_schedule.h"
+
+using namespace stepcast;
+
+namespace {
+struct Uniform {
+  std::vector<Seconds> forward, backward;
+  std::vector<Bytes> activations;
+  Uniform(int stages, int chunks, double f, double b) {
+    forward.assign(static_cast<std::size_t>(stages * chunks), Seconds(f / chunks));
+    backward.assign(static_cast<std::size_t>(stages * chunks), Seconds(b / chunks));
+    activations.assign(static_cast<std::size_t>(stages * chunks), Bytes(1.0));
+  }
+};
+
+PipelineSpec spec_of(const Uniform& u, PipelineSchedule schedule, int p, int v, int m) {
+  PipelineSpec s;
+  s.schedule = schedule;
+  s.stages = p;
+  s.chunks = v;
+  s.microbatches = m;
+  s.forward = u.forward;
+  s.backward = u.backward;
+  s.activations = u.activations;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("1F1B and GPipe makespans on identical stages equal (m + p - 1)(f + b): bubble (p-1)/m") {
+  PipelineSimulator sim;
+  for (int p : {2, 4, 8}) {
+    for (int m : {1, 4, 8, 32}) {
+      const Uniform u(p, 1, 1.0, 2.0);
+      for (auto schedule : {PipelineSchedule::one_f_one_b, PipelineSchedule::gpipe}) {
+        const auto& r = sim.run(spec_of(u, schedule, p, 1, m));
+        CHECK(r.makespan.value() == doctest::Approx((m + p - 1) * 3.0));
+        CHECK(r.makespan.value() ==
+              doctest::Approx(closed_form_makespan(schedule, p, 1, m, Seconds(1.0), Seconds(2.0)).value()));
+        const double bubble = r.makespan.value() / (m * 3.0) - 1.0;
+        CHECK(bubble == doctest::Approx(closed_form_bubble_fraction(schedule, p, 1, m)));
+      }
+    }
+  }
+}
+
+TEST_CASE("interleaved 1F1B shrinks the bubble to (p-1)/(v m)") {
+  PipelineSimulator sim;
+  for (int p : {2, 4, 8}) {
+    for (int v : {2, 3}) {
+      for (int m : {p, 2 * p, 4 * p}) {
+        CAPTURE(p);
+        CAPTURE(v);
+        CAPTURE(m);
+        const Uniform u(p, v, 1.0, 2.0);
+        const auto& r = sim.run(spec_of(u, PipelineSchedule::one_f_one_b, p, v, m));
+        const double bubble = r.makespan.value() / (m * 3.0) - 1.0;
+        CHECK(bubble == doctest::Approx(static_cast<double>(p - 1) / (v * m)));
+      }
+    }
+  }
+}
+
+TEST_CASE("1F1B keeps p - s micro-batches in flight on stage s, GPipe all m") {
+  PipelineSimulator sim;
+  const int p = 8, m = 32;
+  const Uniform u(p, 1, 1.0, 2.0);
+  const auto& r = sim.run(spec_of(u, PipelineSchedule::one_f_one_b, p, 1, m));
+  for (int s = 0; s < p; ++s) CHECK(r.peak_in_flight[static_cast<std::size_t>(s)] == p - s);
+  const auto& g = sim.run(spec_of(u, PipelineSchedule::gpipe, p, 1, m));
+  CHECK(g.peak_in_flight[0] == m);
+}
+
+TEST_CASE("interleaving multiplies stage 0's activation memory by 1 + (p-1)/(p v)") {
+  // Korthikanti et al. 2022, Sec. 4.2.3: stage 0 holds (p - 1) 2 + (v - 1) p + 1 chunk
+  // micro-batches of L/(p v) layers each, i.e. L (1 + (p - 1)/(p v)) layers' worth.
+  PipelineSimulator sim;
+  const int p = 8, v = 3, m = 24;
+  const Uniform u(p, v, 1.0, 2.0);  // 1 byte per chunk micro-batch
+  const auto& r = sim.run(spec_of(u, PipelineSchedule::one_f_one_b, p, v, m));
+  const double per_layer = 1.0;  // chunk of L/(p v) layers holds one unit
+  const double expected_units = p * v * (1.0 + (p - 1.0) / (p * v));  // in chunk units: v p + p - 1
+  CHECK(r.peak_in_flight[0] == v * p + p - 1);
+  CHECK(r.peak_activations[0].value() == doctest::Approx(expected_units * per_layer));
+}
+
+TEST_CASE("p2p latency lengthens the pipeline and unequal stages are bounded by the slowest") {
+  PipelineSimulator sim;
+  const int p = 4, m = 16;
+  Uniform u(p, 1, 1.0, 2.0);
+  PipelineSpec s = spec_of(u, PipelineSchedule::one_f_one_b, p, 1, m);
+  const double free = sim.run(s).makespan.value();
+  s.p2p = Seconds(0.1);
+  const double with_p2p = sim.run(s).makespan.value();
+  CHECK(with_p2p > free);
+  CHECK(with_p2p >= free + 2 * (p - 1) * 0.1 - 1e-12);  // fill and drain cross every boundary
+  // A slow last stage (the logits): the makespan is at least m times its per-micro-batch time.
+  u.forward.back() = Seconds(2.0);
+  s.p2p = Seconds(0.0);
+  s.forward = u.forward;
+  const auto& r = sim.run(s);
+  CHECK(r.makespan.value() >= m * 4.0);
+  // Event simulation and the flow-shop bound agree when one stage dominates:
+  // sum of the stages' f + b plus (m - 1) times the slowest stage's f + b.
+  CHECK(r.makespan.value() == doctest::Approx(3.0 * (p - 1) + 4.0 + (m - 1) * 4.0));
+}
+
+TEST_CASE("the timeline has one forward and one backward bar per micro-batch, chunk and stage") {
+  PipelineSimulator sim;
+  const int p = 4, v = 2, m = 8;
+  const Uniform u(p, v, 1.0, 2.0);
+  PipelineSpec s = spec_of(u, PipelineSchedule::one_f_one_b, p, v, m);
+  s.record_timeline = true;
+  const auto& r = sim.run(s);
+  CHECK(r.timeline.size() == static_cast<std::size_t>(2 * p * v * m));
+  for (const auto& e : r.timeline) CHECK(e.end > e.start);
+}
