@@ -1,0 +1,171 @@
+#pragma once
+// The spelling of every enum value in scenario files, catalogs and reports.
+//
+// One table per enum, used in both directions: the loaders parse with parse_enum<E>() and list
+// enum_spellings<E>() in error messages; the writers and reports print enum_name(). These
+// spellings are part of the public scenario format (DESIGN.md): extend, do not rename.
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/hardware.h"
+#include "model/parallel.h"
+#include "model/precision.h"
+#include "model/transformer.h"
+#include "model/workload.h"
+
+namespace stepcast {
+
+template <class E>
+struct EnumTable;  // specialised below: static constexpr std::array<std::pair<E, std::string_view>, N> values
+
+template <>
+struct EnumTable<PipelineSchedule> {
+  static constexpr std::array values = {
+      std::pair{PipelineSchedule::gpipe, std::string_view("gpipe")},
+      std::pair{PipelineSchedule::one_f_one_b, std::string_view("1f1b")},
+      std::pair{PipelineSchedule::zb_h1, std::string_view("zb-h1")},
+      std::pair{PipelineSchedule::zb_h2, std::string_view("zb-h2")},
+      std::pair{PipelineSchedule::dualpipe, std::string_view("dualpipe")}};
+};
+
+template <>
+struct EnumTable<Recompute> {
+  static constexpr std::array values = {std::pair{Recompute::none, std::string_view("none")},
+                                        std::pair{Recompute::selective, std::string_view("selective")},
+                                        std::pair{Recompute::full, std::string_view("full")}};
+};
+
+template <>
+struct EnumTable<Offload> {
+  static constexpr std::array values = {
+      std::pair{Offload::none, std::string_view("none")},
+      std::pair{Offload::optimizer, std::string_view("optimizer")},
+      std::pair{Offload::optimizer_and_params, std::string_view("optimizer+params")}};
+};
+
+template <>
+struct EnumTable<ContextParallelKind> {
+  static constexpr std::array values = {std::pair{ContextParallelKind::ring, std::string_view("ring")},
+                                        std::pair{ContextParallelKind::ulysses, std::string_view("ulysses")}};
+};
+
+template <>
+struct EnumTable<MlpKind> {
+  static constexpr std::array values = {std::pair{MlpKind::gelu, std::string_view("gelu")},
+                                        std::pair{MlpKind::swiglu, std::string_view("swiglu")}};
+};
+
+template <>
+struct EnumTable<NormKind> {
+  static constexpr std::array values = {std::pair{NormKind::layernorm, std::string_view("layernorm")},
+                                        std::pair{NormKind::rmsnorm, std::string_view("rmsnorm")}};
+};
+
+template <>
+struct EnumTable<GpuArchitecture> {
+  static constexpr std::array values = {std::pair{GpuArchitecture::ampere, std::string_view("ampere")},
+                                        std::pair{GpuArchitecture::ada, std::string_view("ada")},
+                                        std::pair{GpuArchitecture::hopper, std::string_view("hopper")},
+                                        std::pair{GpuArchitecture::blackwell, std::string_view("blackwell")},
+                                        std::pair{GpuArchitecture::cdna3, std::string_view("cdna3")}};
+};
+
+template <>
+struct EnumTable<FabricKind> {
+  static constexpr std::array values = {
+      std::pair{FabricKind::rail_optimized_fat_tree, std::string_view("rail-optimized")},
+      std::pair{FabricKind::fat_tree, std::string_view("fat-tree")},
+      std::pair{FabricKind::none, std::string_view("none")}};
+};
+
+template <>
+struct EnumTable<Transport> {
+  static constexpr std::array values = {std::pair{Transport::infiniband, std::string_view("infiniband")},
+                                        std::pair{Transport::roce, std::string_view("roce")},
+                                        std::pair{Transport::efa, std::string_view("efa")},
+                                        std::pair{Transport::tcpxo, std::string_view("tcpxo")},
+                                        std::pair{Transport::nvlink, std::string_view("nvlink")}};
+};
+
+template <>
+struct EnumTable<InferenceMode> {
+  static constexpr std::array values = {std::pair{InferenceMode::static_batch, std::string_view("static")},
+                                        std::pair{InferenceMode::serving, std::string_view("serving")}};
+};
+
+template <>
+struct EnumTable<BatchScheduler> {
+  static constexpr std::array values = {std::pair{BatchScheduler::continuous, std::string_view("continuous")},
+                                        std::pair{BatchScheduler::static_batch, std::string_view("static")},
+                                        std::pair{BatchScheduler::dynamic, std::string_view("dynamic")}};
+};
+
+template <>
+struct EnumTable<ArrivalProcess> {
+  static constexpr std::array values = {std::pair{ArrivalProcess::poisson, std::string_view("poisson")},
+                                        std::pair{ArrivalProcess::gamma, std::string_view("gamma")},
+                                        std::pair{ArrivalProcess::all_at_once, std::string_view("all-at-once")},
+                                        std::pair{ArrivalProcess::trace, std::string_view("trace")}};
+};
+
+template <>
+struct EnumTable<LengthDistribution> {
+  static constexpr std::array values = {
+      std::pair{LengthDistribution::fixed, std::string_view("fixed")},
+      std::pair{LengthDistribution::uniform, std::string_view("uniform")},
+      std::pair{LengthDistribution::lognormal, std::string_view("lognormal")},
+      std::pair{LengthDistribution::exponential, std::string_view("exponential")}};
+};
+
+template <>
+struct EnumTable<ServingWorkload::Preemption> {
+  static constexpr std::array values = {
+      std::pair{ServingWorkload::Preemption::recompute, std::string_view("recompute")},
+      std::pair{ServingWorkload::Preemption::swap, std::string_view("swap")}};
+};
+
+template <>
+struct EnumTable<Fp8Scaling> {
+  static constexpr std::array values = {std::pair{Fp8Scaling::delayed, std::string_view("delayed")},
+                                        std::pair{Fp8Scaling::current, std::string_view("current")}};
+};
+
+template <>
+struct EnumTable<DataType> {
+  static constexpr std::array values = {
+      std::pair{DataType::fp32, to_string(DataType::fp32)},   std::pair{DataType::tf32, to_string(DataType::tf32)},
+      std::pair{DataType::fp16, to_string(DataType::fp16)},   std::pair{DataType::bf16, to_string(DataType::bf16)},
+      std::pair{DataType::fp8, to_string(DataType::fp8)},     std::pair{DataType::int8, to_string(DataType::int8)},
+      std::pair{DataType::int4, to_string(DataType::int4)},   std::pair{DataType::mxfp8, to_string(DataType::mxfp8)},
+      std::pair{DataType::nvfp4, to_string(DataType::nvfp4)}};
+};
+
+template <class E>
+constexpr std::string_view enum_name(E value) {
+  for (const auto& [v, name] : EnumTable<E>::values) {
+    if (v == value) return name;
+  }
+  return "?";
+}
+
+template <class E>
+constexpr std::optional<E> parse_enum(std::string_view text) {
+  for (const auto& [v, name] : EnumTable<E>::values) {
+    if (name == text) return v;
+  }
+  return std::nullopt;
+}
+
+template <class E>
+std::vector<std::string> enum_spellings() {
+  std::vector<std::string> out;
+  for (const auto& entry : EnumTable<E>::values) out.emplace_back(entry.second);
+  return out;
+}
+
+}  // namespace stepcast
