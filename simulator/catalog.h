@@ -5,6 +5,16 @@
 // (scenarios/catalog/*.yaml, scenarios/examples/*.yaml); directories named in the
 // STEPCAST_CATALOG_PATH environment variable (colon-separated) add or replace entries. Every
 // entry keeps its source file and the citation of each figure, for `stepcast catalog`.
+//
+// Catalog file format (documented in full at the top of scenarios/catalog/gpus.yaml):
+//   schema_version: 1
+//   references: {id: full citation, ...}        # cited from this file's sources as "[id] detail"
+//   gpus | systems | models:
+//     <name>: {<fields as in a scenario's inline mapping>, sources: {field: citation}, notes: text}
+// Every figure must have a source (`sources.<field>`, or `sources.all` for the whole entry); a
+// catalog file without one is rejected. Names are unique across GPUs, systems and models.
+// A directory holds catalog files (*.yaml with gpus/systems/models/references) and scenario files
+// (any other *.yaml); its catalog/ and examples/ sub-directories are read the same way.
 
 #include <filesystem>
 #include <map>
@@ -33,6 +43,15 @@ class Catalog {
   // Parses catalog YAML files (gpus, systems, models) and example scenarios from `dir`.
   void add_directory(const std::filesystem::path& dir);
 
+  // One file's text and the label its diagnostics carry ("<builtin>/catalog/gpus.yaml").
+  struct Document {
+    std::string label;
+    std::string text;
+  };
+  // Adds catalog documents and scenarios; all of them are read before any error is thrown
+  // (one InputError with every diagnostic). Later entries replace earlier ones of the same name.
+  void add_documents(const std::vector<Document>& documents);
+
   [[nodiscard]] const GpuSpec* find_gpu(const std::string& name) const;
   [[nodiscard]] const SystemSpec* find_system(const std::string& name) const;
   [[nodiscard]] const TransformerSpec* find_model(const std::string& name) const;
@@ -48,7 +67,14 @@ class Catalog {
   [[nodiscard]] std::vector<std::string> scenario_names() const;
 
   // Citation text for a field of an entry ("h100-sxm-80gb", "memory_bandwidth"), empty if none.
+  // "dense_peak.fp8" falls back to the citation of "dense_peak", any field to "all".
   [[nodiscard]] std::string source_of(const std::string& entry, const std::string& field) const;
+  // The entry's `notes:` text (assumptions, unknown figures), empty if none.
+  [[nodiscard]] std::string notes_of(const std::string& entry) const;
+  // The catalog file an entry came from.
+  [[nodiscard]] std::string file_of(const std::string& entry) const;
+  // Name of the system marked as `gpu`'s default, empty if none.
+  [[nodiscard]] std::string default_system_name(const std::string& gpu) const;
 
  private:
   std::map<std::string, GpuSpec> m_gpus;
@@ -57,6 +83,8 @@ class Catalog {
   std::map<std::string, CatalogScenario> m_scenarios;
   std::map<std::string, std::string> m_default_system_of_gpu;
   std::map<std::string, std::string> m_sources;  // "entry/field" -> citation
+  std::map<std::string, std::string> m_notes;    // entry -> notes
+  std::map<std::string, std::string> m_files;    // entry -> catalog file label
 };
 
 }  // namespace stepcast

@@ -14,4 +14,7 @@ struct CommandSet {
   int exit_code = 0;
 };
 
+// `stepcast catalog [gpus|systems|models|scenarios] [NAME]` (catalog_command.cpp).
+void add_catalog_command(CLI::App& app, CommandSet& commands);
+
 }  // namespace stepcast::cli

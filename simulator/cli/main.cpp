@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("stepcast ") + STEPCAST_VERSION + " (" + STEPCAST_GIT_SHA + ")");
   app.require_subcommand(1);
   stepcast::cli::CommandSet commands;
+  stepcast::cli::add_catalog_command(app, commands);
 
   try {
     app.parse(argc, argv);

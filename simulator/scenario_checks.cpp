@@ -1,0 +1,240 @@
+#include "simulator/scenario_checks.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace stepcast {
+namespace {
+
+std::string str(long long v) { return std::to_string(v); }
+
+// Splits Megatron's rank order "tp-cp-ep-dp-pp" into its names.
+std::vector<std::string> split_order(const std::string& order) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= order.size()) {
+    const std::size_t end = std::min(order.find('-', start), order.size());
+    out.push_back(order.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+void check_order(DiagnosticSink& sink, const ParallelConfig& p) {
+  const std::vector<std::string> names = split_order(p.order);
+  const std::vector<std::string> required = {"tp", "cp", "dp", "pp"};
+  std::string problem;
+  for (const auto& n : names) {
+    if (n != "tp" && n != "cp" && n != "ep" && n != "dp" && n != "pp") problem = "'" + n + "' is not a parallel dimension";
+    if (std::count(names.begin(), names.end(), n) > 1) problem = "'" + n + "' appears twice";
+  }
+  for (const auto& r : required) {
+    if (problem.empty() && std::find(names.begin(), names.end(), r) == names.end()) problem = "'" + r + "' is missing";
+  }
+  const auto ep = std::find(names.begin(), names.end(), "ep");
+  if (problem.empty() && ep != names.end() && (ep + 1 == names.end() || *(ep + 1) != "dp")) {
+    problem = "'ep' must come directly before 'dp' (expert parallelism splits the data-parallel ranks)";
+  }
+  if (problem.empty() && ep == names.end() && p.ep > 1) problem = "'ep' is missing while ep = " + str(p.ep);
+  if (!problem.empty()) {
+    sink.error_at("parallel.order",
+                  "expected the dimensions tp, cp, ep, dp, pp joined by '-', fastest first (e.g. tp-cp-ep-dp-pp); " +
+                      problem);
+  }
+}
+
+// The key path a product error is best reported at: an overridden factor if there is one (so the
+// message names the override), else the first factor written in the file.
+std::string product_path(const DiagnosticSink& sink, const std::vector<std::string>& paths) {
+  for (const auto& p : paths) {
+    if (sink.is_overridden(p)) return p;
+  }
+  for (const auto& p : paths) {
+    if (sink.was_read(p)) return p;
+  }
+  return paths.front();
+}
+
+void check_layers(DiagnosticSink& sink, const TransformerSpec& m, const ParallelConfig& p) {
+  const int chunks = p.pp * p.vpp;
+  const bool first = p.first_stage_layers >= 0;
+  const bool last = p.last_stage_layers >= 0;
+  if ((first || last) && p.pp == 1) {
+    sink.error_at(first ? "parallel.first_stage_layers" : "parallel.last_stage_layers",
+                  "an uneven first/last stage needs pp > 1");
+    return;
+  }
+  if (!first && !last) {
+    if (m.layers % chunks != 0) {
+      const std::string path = product_path(sink, {"parallel.pp", "parallel.vpp", "model.layers"});
+      sink.error_at(path, "model layers (" + str(m.layers) + ") do not split evenly over pp*vpp = " + str(p.pp) + "*" +
+                              str(p.vpp) + " = " + str(chunks) + " model chunks");
+    }
+    return;
+  }
+  const int fixed = std::max(p.first_stage_layers, 0) + std::max(p.last_stage_layers, 0);
+  const int middle_chunks = chunks - (first ? 1 : 0) - (last ? 1 : 0);
+  const int rest = m.layers - fixed;
+  std::vector<std::string> candidates;
+  if (first) candidates.push_back("parallel.first_stage_layers");
+  if (last) candidates.push_back("parallel.last_stage_layers");
+  for (const char* p_key : {"parallel.pp", "parallel.vpp", "model.layers"}) candidates.push_back(p_key);
+  const std::string path = product_path(sink, candidates);
+  if (rest < 0) {
+    sink.error_at(path, "first_stage_layers + last_stage_layers = " + str(fixed) + " exceeds the model's " +
+                            str(m.layers) + " layers");
+  } else if (middle_chunks == 0 ? rest != 0 : rest % middle_chunks != 0) {
+    sink.error_at(path, "the remaining " + str(rest) + " layers do not split evenly over the other " +
+                            str(middle_chunks) + " of pp*vpp = " + str(chunks) + " model chunks");
+  }
+}
+
+// True when none of `paths` (nor anything below them) had an error while the file was read.
+bool clean(const DiagnosticSink& sink, const ScenarioReadState& state, std::initializer_list<const char*> paths) {
+  return std::none_of(paths.begin(), paths.end(),
+                      [&](const char* p) { return sink.has_errors_under(p, state.reading_errors); });
+}
+
+}  // namespace
+
+bool derive_data_parallel(DiagnosticSink& sink, Scenario& s, const ScenarioReadState& state) {
+  if (!state.system_read || !state.parallel_read) return false;
+  if (state.dp_given) return clean(sink, state, {"parallel.dp"});
+  if (!clean(sink, state, {"system.gpus", "parallel.tp", "parallel.pp", "parallel.cp"})) return false;
+  ParallelConfig& p = s.parallel;
+  const int model_parallel = p.tp * p.pp * p.cp;
+  if (s.system.gpus % model_parallel != 0) {
+    const std::string path = product_path(sink, {"parallel.tp", "parallel.pp", "parallel.cp", "system.gpus"});
+    sink.error_at(path, "system.gpus (" + str(s.system.gpus) + ") is not divisible by tp*pp*cp = " + str(p.tp) + "*" +
+                            str(p.pp) + "*" + str(p.cp) + " = " + str(model_parallel) +
+                            ", so dp = gpus/(tp*pp*cp) is not a whole number");
+    return false;
+  }
+  p.dp = s.system.gpus / model_parallel;
+  return true;
+}
+
+void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadState& state) {
+  const ParallelConfig& p = s.parallel;
+  const TransformerSpec& m = s.model;
+  const SystemSpec& sys = s.system;
+
+  const auto ok = [&](std::initializer_list<const char*> paths) { return clean(sink, state, paths); };
+
+  // --- Cluster shape -------------------------------------------------------------------------
+  if (state.system_read) {
+    if (ok({"system.gpus", "system.gpus_per_node"}) && sys.gpus > sys.gpus_per_node &&
+        sys.gpus % sys.gpus_per_node != 0) {
+      sink.error_at("system.gpus", "gpus (" + str(sys.gpus) + ") spans more than one node but is not a multiple of "
+                                   "gpus_per_node (" + str(sys.gpus_per_node) + ")");
+    }
+    if (ok({"system.nvlink_domain_gpus", "system.gpus_per_node"}) && sys.nvlink_domain_gpus > sys.gpus_per_node &&
+        sys.nvlink_domain_gpus % sys.gpus_per_node != 0) {
+      sink.error_at("system.nvlink_domain_gpus", "nvlink_domain_gpus (" + str(sys.nvlink_domain_gpus) +
+                                                     ") must be a multiple of gpus_per_node (" +
+                                                     str(sys.gpus_per_node) + ")");
+    }
+    if (ok({"system.gpus", "system.gpus_per_node", "system.nvlink_domain_gpus", "system.network"}) &&
+        sys.gpus > sys.nvlink_domain_gpus && sys.gpus > sys.gpus_per_node &&
+        (sys.network.nics_per_node == 0 || sys.network.nic_bandwidth.value() <= 0.0)) {
+      sink.error_at("system.gpus", "gpus (" + str(sys.gpus) + ") spans " + str(sys.nodes()) + " nodes but system '" +
+                                       sys.name + "' has no known network between nodes; give " +
+                                       "system.network.nics_per_node and system.network.nic_bandwidth");
+    }
+  }
+
+  // --- Parallel layout against the cluster ---------------------------------------------------
+  if (state.parallel_read && state.system_read && state.dp_given &&
+      ok({"parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "system.gpus"}) && p.world_size() != sys.gpus) {
+    const std::string path =
+        product_path(sink, {"parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "system.gpus"});
+    sink.error_at(path, "tp*pp*dp*cp = " + str(p.tp) + "*" + str(p.pp) + "*" + str(p.dp) + "*" + str(p.cp) + " = " +
+                            str(p.world_size()) + ", but system.gpus is " + str(sys.gpus));
+  }
+  if (state.parallel_read) {
+    if (ok({"parallel.order", "parallel.ep"})) check_order(sink, p);
+    if (ok({"parallel.vpp", "parallel.pp"}) && p.vpp > 1 && p.pp == 1) {
+      sink.error_at("parallel.vpp", "vpp > 1 (interleaved pipeline) needs pp > 1");
+    }
+    if (ok({"parallel.vpp", "parallel.schedule"}) && p.vpp > 1 && p.schedule != PipelineSchedule::one_f_one_b) {
+      sink.error_at("parallel.vpp", "vpp > 1 interleaves the 1f1b schedule; it needs schedule: 1f1b");
+    }
+  }
+
+  // --- Model against the layout ----------------------------------------------------------------
+  if (state.parallel_read && state.model_read && ok({"model"})) {
+    if (ok({"parallel.tp"}) && m.heads % p.tp != 0) {
+      sink.error_at(product_path(sink, {"parallel.tp"}),
+                    "model heads (" + str(m.heads) + ") are not divisible by tp (" + str(p.tp) + ")");
+    } else if (ok({"parallel.tp"}) && m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0) {
+      sink.error_at(product_path(sink, {"parallel.tp"}),
+                    "model kv_heads (" + str(m.kv_heads) + ") and tp (" + str(p.tp) +
+                        "): one must divide the other (KV heads are split or replicated over TP ranks)");
+    }
+    if (ok({"parallel.pp", "parallel.vpp", "parallel.first_stage_layers", "parallel.last_stage_layers"})) {
+      check_layers(sink, m, p);
+    }
+    if (ok({"parallel.ep"}) && p.ep > 1) {
+      if (!m.is_moe()) {
+        sink.error_at("parallel.ep", "ep = " + str(p.ep) + " needs a mixture-of-experts model (model.experts > 1)");
+      } else if (m.moe.experts % p.ep != 0) {
+        sink.error_at("parallel.ep", "ep (" + str(p.ep) + ") does not divide model experts (" + str(m.moe.experts) + ")");
+      }
+      if (state.dp_valid && ok({"parallel.cp"}) && (p.dp * p.cp) % p.ep != 0) {
+        sink.error_at("parallel.ep", "ep (" + str(p.ep) + ") does not divide dp*cp = " + str(p.dp) + "*" + str(p.cp) +
+                                         " = " + str(p.dp * p.cp));
+      }
+    }
+    // Megatron-Core MoE: expert_tp * ep * expert-dp = tp * cp * dp.
+    if (state.dp_valid && ok({"parallel.tp", "parallel.cp", "parallel.ep", "parallel.expert_tp"}) &&
+        (p.tp * p.cp * p.dp) % (p.expert_tp * p.ep) != 0) {
+      sink.error_at("parallel.expert_tp", "expert_tp*ep = " + str(p.expert_tp) + "*" + str(p.ep) +
+                                              " does not divide tp*cp*dp = " + str(p.tp * p.cp * p.dp));
+    }
+    if (ok({"parallel.tp", "parallel.cp", "parallel.cp_kind"}) && p.cp > 1 &&
+        p.cp_kind == ContextParallelKind::ulysses && m.heads % (p.tp * p.cp) != 0) {
+      sink.error_at("parallel.cp", "Ulysses context parallelism splits heads over tp*cp = " + str(p.tp * p.cp) +
+                                       ", which does not divide model heads (" + str(m.heads) + ")");
+    }
+  }
+
+  // --- Workload against the layout -------------------------------------------------------------
+  if (state.parallel_read && state.workload_read && s.is_training()) {
+    const TrainingWorkload& t = s.training();
+    const bool batch_ok = state.dp_valid && ok({"training.global_batch", "training.micro_batch"});
+    const bool seq_ok = ok({"training.seq_len", "parallel.tp", "parallel.cp", "parallel.sequence_parallel"});
+    if (batch_ok && t.global_batch % p.dp != 0) {
+      sink.error_at("training.global_batch", "global_batch (" + str(t.global_batch) +
+                                                 ") does not split evenly over dp = " + str(p.dp) + " replicas");
+    } else if (batch_ok && (t.global_batch / p.dp) % t.micro_batch != 0) {
+      sink.error_at("training.micro_batch", "micro_batch (" + str(t.micro_batch) +
+                                                ") does not divide the per-replica batch global_batch/dp = " +
+                                                str(t.global_batch) + "/" + str(p.dp) + " = " +
+                                                str(t.global_batch / p.dp));
+    }
+    if (seq_ok && p.cp > 1 && t.seq_len % (2 * p.cp) != 0) {
+      sink.error_at("training.seq_len", "seq_len (" + str(t.seq_len) + ") must be divisible by 2*cp = " +
+                                            str(2 * p.cp) + " (context parallelism splits it into 2*cp chunks)");
+    }
+    if (seq_ok && p.sequence_parallel && p.tp > 1 && t.seq_len % p.tp != 0) {
+      sink.error_at("training.seq_len", "seq_len (" + str(t.seq_len) + ") must be divisible by tp (" + str(p.tp) +
+                                            ") with sequence_parallel");
+    }
+  }
+
+  // --- Precision against the GPU ---------------------------------------------------------------
+  if (state.precision_read && state.system_read && ok({"precision", "system.gpu", "system.power_mode"}) &&
+      !sys.gpu.supports(s.precision.compute)) {
+    std::string supported;
+    for (DataType t : kAllDataTypes) {
+      if (sys.gpu.supports(t)) supported += (supported.empty() ? "" : ", ") + std::string(to_string(t));
+    }
+    sink.error_at(sink.was_read("precision.compute") ? "precision.compute" : "precision",
+                  "GPU '" + sys.gpu.name + "' has no " + std::string(to_string(s.precision.compute)) +
+                      " peak in the catalog; it supports " + supported);
+  }
+}
+
+}  // namespace stepcast

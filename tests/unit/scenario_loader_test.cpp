@@ -1,0 +1,339 @@
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "simulator/catalog.h"
+#include "simulator/diagnostics.h"
+#include "simulator/scenario_loader.h"
+
+using namespace stepcast;
+
+namespace {
+
+// The training example of DESIGN.md, "Scenario file", verbatim (its comments included).
+const char* const kDesignExample = R"(schema_version: 1
+name: gpt3-175b-selene            # optional
+model: gpt3-175b                  # a catalog name, or a mapping:
+system:
+  gpu: a100-sxm-80gb              # a catalog name or a mapping with the same fields
+  gpus: 64
+  gpus_per_node: 8
+  # network: optional overrides or a named topology (see catalog)
+training:                         # a training scenario has `training`, a serving one `inference`
+  seq_len: 2048
+  global_batch: 64                # sequences per optimizer step
+  micro_batch: 1
+parallel:
+  tp: 8
+  pp: 8
+  dp: 1                           # default gpus/(tp*pp*cp); must multiply out to gpus
+  cp: 1
+  ep: 1
+  vpp: 3                          # model chunks per pipeline rank (interleaving); 1 = none
+  sequence_parallel: true
+  schedule: 1f1b                  # gpipe | 1f1b | zb-h1 | zb-h2 | dualpipe (vpp>1 makes 1f1b interleaved)
+  zero: 1                         # 0 none | 1 optimizer states (distributed optimizer) | 2 +grads | 3 +params (FSDP)
+  recompute: selective            # none | selective | full
+  offload: none                   # none | optimizer | optimizer+params
+precision: bf16                   # fp32 | tf32 | fp16 | bf16 | fp8; or a mapping
+)";
+
+std::string errors_of(const std::string& yaml, std::vector<Override> overrides = {}) {
+  try {
+    parse_scenario(yaml, "t.yaml", overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* const kSmallTraining = R"(schema_version: 1
+model: llama3-8b
+system: {gpu: h100-sxm-80gb, gpus: 8}
+training: {seq_len: 4096, global_batch: 64, micro_batch: 1}
+)";
+
+}  // namespace
+
+TEST_CASE("the DESIGN.md example scenario loads with every field it states") {
+  const Scenario s = parse_scenario(kDesignExample, "design.yaml");
+  CHECK(s.name == "gpt3-175b-selene");
+  CHECK(s.source == "design.yaml");
+  CHECK(s.model.name == "gpt3-175b");
+  CHECK(s.model.layers == 96);
+  CHECK(s.system.gpu.name == "a100-sxm-80gb");
+  CHECK(s.system.gpus == 64);
+  CHECK(s.system.gpus_per_node == 8);
+  CHECK(s.system.name == "dgx-a100");  // the GPU's default system supplies the network
+  REQUIRE(s.is_training());
+  CHECK(s.training().seq_len == 2048);
+  CHECK(s.training().global_batch == 64);
+  CHECK(s.parallel.tp == 8);
+  CHECK(s.parallel.pp == 8);
+  CHECK(s.parallel.dp == 1);
+  CHECK(s.parallel.vpp == 3);
+  CHECK(s.parallel.sequence_parallel);
+  CHECK(s.parallel.schedule == PipelineSchedule::one_f_one_b);
+  CHECK(s.parallel.zero == 1);
+  CHECK(s.parallel.recompute == Recompute::selective);
+  CHECK(s.precision == precision_shorthand(DataType::bf16));
+}
+
+TEST_CASE("the default job expands the catalog model and the DGX A100 system") {
+  const Scenario s = load_scenario("gpt3-175b-selene");
+  CHECK(s.source == "<builtin>/examples/gpt3-175b-selene.yaml");
+  CHECK(s.model.hidden == 12288);
+  CHECK(s.model.heads == 96);
+  CHECK(s.model.head_dim == 128);       // derived: hidden / heads
+  CHECK(s.model.ffn_hidden == 4 * 12288);  // derived: 4 * hidden
+  CHECK(s.system.name == "dgx-a100");
+  CHECK(s.system.gpus == 1024);
+  CHECK(s.system.nodes() == 128);
+  CHECK(s.system.network.nics_per_node == 8);
+  CHECK(s.system.network.nic_bandwidth.value() == 25e9);  // 200 Gb/s HDR = 25 GB/s per direction
+  // dp = gpus / (tp*pp*cp) = 1024 / 64.
+  CHECK(s.parallel.dp == 16);
+  CHECK(s.parallel.vpp == 3);
+  CHECK(s.training().global_batch == 1536);
+  CHECK(s.precision.compute == DataType::fp16);
+  CHECK(s.precision.loss_scaling);
+}
+
+TEST_CASE("every built-in example loads, and writes back to an equal scenario") {
+  const Catalog& catalog = Catalog::builtin();
+  REQUIRE(catalog.scenario_names().size() >= 8);
+  for (const auto& name : catalog.scenario_names()) {
+    INFO(name);
+    const Scenario s = load_scenario(name);
+    const std::string written = write_scenario_yaml(s);
+    const Scenario back = parse_scenario(written, s.source);
+    CHECK(back == s);
+    // Writing is deterministic: the written document writes itself again unchanged.
+    CHECK(write_scenario_yaml(back) == written);
+  }
+}
+
+TEST_CASE("a written scenario is explicit: it names no catalog entry as a preset") {
+  const std::string written = write_scenario_yaml(load_scenario("llama3-70b-h100"));
+  CHECK(written.find("preset:") == std::string::npos);
+  CHECK(written.find("ffn_hidden: 28672") != std::string::npos);
+  CHECK(written.find("nic_bandwidth: \"50 GB/s\"") != std::string::npos);
+}
+
+TEST_CASE("a preset model with overrides re-derives the fields that followed the overridden ones") {
+  const Scenario s = parse_scenario(R"(schema_version: 1
+model: {preset: gpt3-175b, hidden: 8192, heads: 64, layers: 48}
+system: {gpu: a100-sxm-80gb, gpus: 8}
+training: {seq_len: 2048, global_batch: 8}
+)", "t.yaml");
+  CHECK(s.model.name == "gpt3-175b");
+  CHECK(s.model.layers == 48);
+  CHECK(s.model.kv_heads == 64);     // was equal to heads (MHA), so follows heads
+  CHECK(s.model.head_dim == 128);    // 8192 / 64
+  CHECK(s.model.ffn_hidden == 32768);  // was 4*hidden, so follows hidden
+  CHECK(s.model.vocab == 51200);     // kept from the preset
+}
+
+TEST_CASE("a GQA preset keeps its kv_heads and explicit ffn_hidden when heads or hidden change") {
+  const Scenario s = parse_scenario(R"(schema_version: 1
+model: {preset: llama3-8b, layers: 16}
+system: {gpu: h100-sxm-80gb, gpus: 8}
+training: {seq_len: 2048, global_batch: 8}
+)", "t.yaml");
+  CHECK(s.model.kv_heads == 8);
+  CHECK(s.model.ffn_hidden == 14336);
+  CHECK(s.model.mlp == MlpKind::swiglu);
+}
+
+TEST_CASE("a custom model needs layers, hidden, heads and vocab and derives the rest") {
+  const Scenario s = parse_scenario(R"(schema_version: 1
+model: {layers: 4, hidden: 256, heads: 4, vocab: 1000}
+system: {gpu: h100-sxm-80gb, gpus: 1}
+training: {seq_len: 128, global_batch: 2}
+)", "t.yaml");
+  CHECK(s.model.name == "custom");
+  CHECK(s.model.kv_heads == 4);
+  CHECK(s.model.head_dim == 64);
+  CHECK(s.model.ffn_hidden == 1024);
+  CHECK(errors_of(R"(schema_version: 1
+model: {layers: 4, hidden: 256}
+system: {gpu: h100-sxm-80gb, gpus: 1}
+training: {seq_len: 128, global_batch: 2}
+)") == "t.yaml:2:8: error: model.heads: missing required key 'heads' (attention heads)\n"
+       "t.yaml:2:8: error: model.vocab: missing required key 'vocab' (vocabulary size)");
+}
+
+TEST_CASE("a bare GPU gets its default system, a preset system keeps its own network") {
+  const Scenario a = parse_scenario(kSmallTraining, "t.yaml");
+  CHECK(a.system.name == "dgx-h100");
+  CHECK(a.system.nvlink_sharp);
+  const Scenario b = parse_scenario(R"(schema_version: 1
+model: llama3-8b
+system: {preset: aws-p5, gpus: 16}
+training: {seq_len: 4096, global_batch: 64}
+)", "t.yaml");
+  CHECK(b.system.name == "aws-p5");
+  CHECK(b.system.network.transport == Transport::efa);
+  CHECK(b.system.network.nics_per_node == 32);
+  CHECK(b.parallel.dp == 16);
+}
+
+TEST_CASE("network overrides apply on top of the system's network, with units and ratios") {
+  const Scenario s = parse_scenario(R"(schema_version: 1
+model: llama3-8b
+system:
+  preset: dgx-h100
+  gpus: 64
+  network: {nic_bandwidth: 200 Gb/s, oversubscription: "4:1", transport: roce, tiers: 3}
+training: {seq_len: 4096, global_batch: 64}
+)", "t.yaml");
+  CHECK(s.system.network.nic_bandwidth.value() == 25e9);
+  CHECK(s.system.network.oversubscription == 4.0);
+  CHECK(s.system.network.transport == Transport::roce);
+  CHECK(s.system.network.tiers == 3);
+  CHECK(s.system.network.nics_per_node == 8);  // kept
+  const Scenario named = parse_scenario(R"(schema_version: 1
+model: llama3-8b
+system: {gpu: h100-sxm-80gb, gpus: 16, network: gcp-a3-mega}
+training: {seq_len: 4096, global_batch: 64}
+)", "t.yaml");
+  CHECK(named.system.network.transport == Transport::tcpxo);
+}
+
+TEST_CASE("changing gpus_per_node moves an NVLink domain that was one node") {
+  const Scenario s = parse_scenario(R"(schema_version: 1
+model: llama3-8b
+system: {preset: dgx-h100, gpus: 8, gpus_per_node: 4}
+training: {seq_len: 4096, global_batch: 64}
+)", "t.yaml");
+  CHECK(s.system.nvlink_domain_gpus == 4);
+  CHECK(s.system.nodes() == 2);
+}
+
+TEST_CASE("a power mode scales the GPU's peaks and keeps only that mode") {
+  const Scenario maxn = load_scenario("llama2-7b-jetson-int4", {});
+  const GpuSpec catalog_gpu = *Catalog::builtin().find_gpu("jetson-agx-orin-64gb");
+  // 30W mode: GPU INT8 peak 41 of MAXN's 171 TOPs (NVIDIA DLA-SW README), so bf16 42.5 * 41/171.
+  CHECK(maxn.system.gpu.peak(DataType::bf16).value() ==
+        doctest::Approx(catalog_gpu.peak(DataType::bf16).value() * 41.0 / 171.0));
+  REQUIRE(maxn.system.gpu.power_modes.size() == 1);
+  CHECK(maxn.system.gpu.power_modes[0].name == "30W");
+  CHECK(maxn.system.gpu.tdp_watts == 30.0);
+  CHECK(maxn.precision.params == DataType::int4);
+  CHECK(maxn.precision.compute == DataType::bf16);
+}
+
+TEST_CASE("serving fields parse with their units and distributions") {
+  const Scenario s = load_scenario("llama3-70b-serving");
+  REQUIRE_FALSE(s.is_training());
+  const InferenceWorkload& w = s.inference();
+  CHECK(w.mode == InferenceMode::serving);
+  CHECK(w.serving.arrival_rate_per_s == 8.0);
+  CHECK(w.serving.requests == 2000);
+  CHECK(w.serving.input_len.dist == LengthDistribution::lognormal);
+  CHECK(w.serving.input_len.mean == 1024.0);
+  CHECK(w.serving.input_len.p99 == 4096.0);
+  CHECK(w.input_len == 1024);
+  CHECK(w.serving.slo.ttft.value() == doctest::Approx(0.5));
+  CHECK(w.serving.slo.tpot.value() == doctest::Approx(0.05));
+  CHECK(w.serving.kv_block_tokens == 16);
+  CHECK(s.parallel.tp == 8);
+  CHECK(s.parallel.dp == 1);
+}
+
+TEST_CASE("a serving trace file is read relative to the scenario") {
+  const auto dir = std::filesystem::temp_directory_path() / "stepcast_trace_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "trace.csv") << "arrival_s,input_len,output_len\n0.0,100,20\n0.5,300,40\n";
+  std::ofstream(dir / "s.yaml") << R"(schema_version: 1
+model: llama3-8b
+system: {gpu: h100-sxm-80gb, gpus: 1}
+inference: {mode: serving, trace: trace.csv}
+)";
+  const Scenario s = load_scenario((dir / "s.yaml").string());
+  const ServingWorkload& w = s.inference().serving;
+  CHECK(w.arrivals == ArrivalProcess::trace);
+  REQUIRE(w.trace.size() == 2);
+  CHECK(w.trace[1].arrival.value() == 0.5);
+  CHECK(w.trace[1].input_len == 300);
+  CHECK(parse_scenario(write_scenario_yaml(s), s.source) == s);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("--set overrides change the document before it is checked") {
+  const std::vector<Override> tp4 = {parse_override("parallel.tp=4")};
+  const Scenario s = parse_scenario(kSmallTraining, "t.yaml", tp4);
+  CHECK(s.parallel.tp == 4);
+  CHECK(s.parallel.dp == 2);
+  // A catalog name becomes {preset: name} so one field can change.
+  const std::vector<Override> layers = {parse_override("model.layers=16")};
+  CHECK(parse_scenario(kSmallTraining, "t.yaml", layers).model.layers == 16);
+  // Quantities keep their units; missing sections are created.
+  const std::vector<Override> nic = {parse_override("system.network.nic_bandwidth=100 Gb/s"),
+                                     parse_override("parallel.zero=3")};
+  const Scenario n = parse_scenario(kSmallTraining, "t.yaml", nic);
+  CHECK(n.system.network.nic_bandwidth.value() == 12.5e9);
+  CHECK(n.parallel.zero == 3);
+}
+
+TEST_CASE("override errors name the override") {
+  CHECK(errors_of(kSmallTraining, {parse_override("parallel.tp=5")}) ==
+        "--set parallel.tp=5: error: parallel.tp: system.gpus (8) is not divisible by tp*pp*cp = 5*1*1 = 5, so dp = "
+        "gpus/(tp*pp*cp) is not a whole number\n"
+        "--set parallel.tp=5: error: parallel.tp: model heads (32) are not divisible by tp (5)");
+  CHECK(errors_of(kSmallTraining, {parse_override("training.seq_len.x=1")}) ==
+        "--set training.seq_len.x=1: error: training.seq_len.x: cannot set a key inside 'training.seq_len', which "
+        "holds '4096', not a mapping");
+}
+
+TEST_CASE("parse_override needs key=value") {
+  CHECK(parse_override("a.b=c d").value == "c d");
+  CHECK(parse_override("a.b=x=y").value == "x=y");
+  CHECK_THROWS_AS(parse_override("parallel.tp"), UsageError);
+  CHECK_THROWS_AS(parse_override("=4"), UsageError);
+}
+
+TEST_CASE("an unknown scenario name suggests the closest catalog scenario") {
+  try {
+    load_scenario("gpt3-175b-selen");
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) ==
+          "gpt3-175b-selen: error: neither a scenario file nor a catalog scenario (see `stepcast catalog "
+          "scenarios`); did you mean 'gpt3-175b-selene'?");
+  }
+  CHECK_THROWS_AS(load_scenario("no/such/file.yaml"), InputError);
+}
+
+TEST_CASE("a first/last stage split must leave the other chunks an even share") {
+  const std::string base = R"(schema_version: 1
+model: gpt3-175b
+system: {gpu: a100-sxm-80gb, gpus: 32}
+training: {seq_len: 2048, global_batch: 32}
+parallel: {tp: 8, pp: 4, first_stage_layers: 22, last_stage_layers: 26}
+)";
+  // 96 - 22 - 26 = 48 layers over the 2 middle stages.
+  const Scenario s = parse_scenario(base, "t.yaml");
+  CHECK(s.parallel.first_stage_layers == 22);
+  CHECK(errors_of(base, {parse_override("parallel.last_stage_layers=25")}) ==
+        "--set parallel.last_stage_layers=25: error: parallel.last_stage_layers: the remaining 49 layers do not "
+        "split evenly over the other 2 of pp*vpp = 4 model chunks");
+}
+
+TEST_CASE("expert parallelism must divide the experts and the data-parallel ranks") {
+  const Scenario s = load_scenario("mixtral-8x7b-ep");
+  CHECK(s.parallel.ep == 8);
+  CHECK(s.parallel.dp == 8);
+  CHECK(errors_of(R"(schema_version: 1
+model: mixtral-8x7b
+system: {gpu: h100-sxm-80gb, gpus: 8}
+training: {seq_len: 4096, global_batch: 64}
+parallel: {tp: 2, ep: 3}
+)") == "t.yaml:5:11: error: parallel.expert_tp: expert_tp*ep = 1*3 does not divide tp*cp*dp = 8\n"
+       "t.yaml:5:23: error: parallel.ep: ep (3) does not divide model experts (8)\n"
+       "t.yaml:5:23: error: parallel.ep: ep (3) does not divide dp*cp = 4*1 = 4");
+}
