@@ -18,7 +18,9 @@ namespace stepcast {
 enum class GpuArchitecture { ampere, ada, hopper, blackwell, cdna3 };
 
 // A named power/clock setting (Jetson's nvpmodel modes, or a capped data-centre part). The
-// scales multiply the GPU's peak compute and memory bandwidth.
+// scales multiply the GPU's peak compute and memory bandwidth. A scenario's `system.power_mode`
+// is applied by the loader: the GpuSpec it returns already holds the mode's scaled peaks,
+// bandwidth and power, and `power_modes` lists only that mode, so cost code never rescales.
 struct PowerMode {
   std::string name;           // "15W", "MAXN"
   double watts = 0.0;

@@ -337,3 +337,112 @@ parallel: {tp: 2, ep: 3}
        "t.yaml:5:23: error: parallel.ep: ep (3) does not divide model experts (8)\n"
        "t.yaml:5:23: error: parallel.ep: ep (3) does not divide dp*cp = 4*1 = 4");
 }
+
+TEST_CASE("a scenario using every optional field writes back to an equal scenario") {
+  const Scenario training = parse_scenario(R"(schema_version: 1
+name: everything
+model:
+  name: mla-moe
+  layers: 8
+  hidden: 1024
+  heads: 16
+  kv_heads: 16
+  head_dim: 64
+  ffn_hidden: 3000
+  vocab: 32000
+  mlp: swiglu
+  norm: rmsnorm
+  tied_embeddings: true
+  linear_bias: false
+  experts: 16
+  top_k: 4
+  moe_ffn_hidden: 512
+  shared_experts: 1
+  capacity_factor: 1.25
+  load_imbalance: 1.1
+  first_dense_layers: 2
+  mla: {q_lora_rank: 256, kv_lora_rank: 128, qk_nope_head_dim: 64, qk_rope_head_dim: 32, v_head_dim: 64}
+system:
+  gpu:
+    name: my-gpu
+    architecture: hopper
+    dense_peak: {bf16: 500 TFLOP/s, fp8: 1 PFLOP/s}
+    memory: 96 GiB
+    memory_bandwidth: 4 TB/s
+    power_modes: [{name: low, power: 300 W, compute_scale: 0.5, memory_bandwidth_scale: 0.75}]
+  gpus: 32
+  gpus_per_node: 4
+  nvlink_domain_gpus: 16
+  nvlink_sharp: true
+  intra_node_bandwidth: 400 GB/s
+  intra_node_latency: 1.5 us
+  host_memory_per_node: 512 GiB
+  network: {nics_per_node: 4, nic_bandwidth: 800 Gb/s, nic_latency: 3 us, transport: roce,
+            fabric: fat-tree, tiers: 3, oversubscription: "2:1", nodes_per_leaf: 16, in_network_reduction: true}
+training:
+  seq_len: 4096
+  global_batch: 64
+  micro_batch: 2
+  goodput: {dataloader_rate: 500/s, straggler_cv: 0.05, checkpoint_interval: 30 min, checkpoint_size: 1 TB,
+            checkpoint_write_bandwidth: 10 GB/s, gpu_mtbf: 50000 h, restart_time: 10 min}
+parallel:
+  tp: 2
+  pp: 2
+  cp: 2
+  ep: 4
+  expert_tp: 1
+  vpp: 2
+  first_stage_layers: 1
+  last_stage_layers: 1
+  sequence_parallel: true
+  schedule: 1f1b
+  zero: 2
+  recompute: full
+  offload: optimizer
+  cp_kind: ulysses
+  overlap_grad_reduce: false
+  overlap_param_gather: false
+  tp_comm_overlap: true
+  order: tp-cp-ep-dp-pp
+precision: {compute: fp8, params: bf16, grads: bf16, optimizer: fp32, kv_cache: fp8, fp8_scaling: current,
+            master_weights: true, loss_scaling: false}
+)", "everything.yaml");
+  CHECK(training.parallel.dp == 4);  // 32 / (2*2*2)
+  CHECK(training.model.mla.has_value());
+  CHECK(training.system.network.oversubscription == 2.0);
+  CHECK(training.training().goodput.gpu_mtbf_hours == 50000.0);
+  CHECK(parse_scenario(write_scenario_yaml(training), training.source) == training);
+
+  const Scenario serving = parse_scenario(R"(schema_version: 1
+model: llama3-8b
+system: {gpu: h100-sxm-80gb, gpus: 8}
+inference:
+  mode: serving
+  cuda_graphs: false
+  arrivals: gamma
+  arrival_rate: 120/min
+  gamma_cv: 2
+  requests: 500
+  input_len: {dist: uniform, min: 100, max: 300}
+  output_len: {dist: exponential, mean: 200, max: 2000}
+  seed: 7
+  scheduler: dynamic
+  max_batch: 64
+  max_batch_tokens: 4096
+  chunked_prefill: false
+  batch_timeout: 20 ms
+  kv_block: 32
+  kv_memory_fraction: 0.8
+  preemption: swap
+  prefix_cache_hit_rate: 0.3
+  replicas: 2
+  disaggregation: {prefill_gpus: 2, decode_gpus: 6}
+  slo: {ttft: 1 s}
+parallel: {tp: 4}
+precision: int8
+)", "serving.yaml");
+  CHECK(serving.inference().serving.arrival_rate_per_s == doctest::Approx(2.0));
+  CHECK(serving.inference().serving.input_len.mean == 200.0);
+  CHECK(serving.precision.params == DataType::int8);
+  CHECK(parse_scenario(write_scenario_yaml(serving), serving.source) == serving);
+}
