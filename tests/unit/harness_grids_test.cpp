@@ -1,0 +1,93 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "validation/harness_grids.h"
+
+using namespace stepcast;
+
+TEST_CASE("the GEMM grid covers every precision with tile-aligned and unaligned squares") {
+  HarnessOptions o;
+  const auto grid = gemm_grid(o);
+  std::set<DataType> precisions;
+  for (const auto& g : grid) precisions.insert(g.precision);
+  CHECK(precisions.size() == 6);
+  const auto has_square = [&](DataType p, std::int64_t s) {
+    return std::any_of(grid.begin(), grid.end(), [&](const GemmInputs& g) {
+      return g.precision == p && g.m == s && g.n == s && g.k == s;
+    });
+  };
+  CHECK(has_square(DataType::bf16, 4096));
+  CHECK(has_square(DataType::bf16, 5000));  // not a multiple of any tile size
+  CHECK(has_square(DataType::bf16, 16384));
+  CHECK_FALSE(has_square(DataType::fp32, 16384));  // kept short: FP32 at 16K^3 takes seconds per sample
+}
+
+TEST_CASE("FP8 and INT8 GEMMs use the TN layout cuBLASLt requires and INT8 sizes are multiples of 4") {
+  HarnessOptions o;
+  for (const auto& g : gemm_grid(o)) {
+    if (g.precision == DataType::fp8 || g.precision == DataType::int8) CHECK(g.layout == "TN");
+    if (g.precision == DataType::int8) {
+      CHECK(g.m % 4 == 0);
+      CHECK(g.n % 4 == 0);
+      CHECK(g.k % 4 == 0);
+    }
+  }
+}
+
+TEST_CASE("the transformer GEMMs follow the Llama 3 8B layer") {
+  HarnessOptions o;
+  o.precisions = {"bf16"};
+  const auto grid = gemm_grid(o);
+  const auto find = [&](const std::string& role) {
+    return std::find_if(grid.begin(), grid.end(), [&](const GemmInputs& g) { return g.role == role; });
+  };
+  // QKV: out = hidden + 2 x kv_heads x head_dim = 4096 + 2 x 8 x 128 = 6144; in = 4096.
+  const auto qkv = find("llama3-8b qkv");
+  REQUIRE(qkv != grid.end());
+  CHECK(qkv->m == 6144);
+  CHECK(qkv->k == 4096);
+  CHECK(qkv->n == 8192);
+  // fc1 fuses SwiGLU's gate and up projections: out = 2 x 14336.
+  CHECK(find("llama3-8b fc1")->m == 28672);
+  // Weight gradient of fc2: dW (4096 x 14336) summed over 8192 tokens, NT layout.
+  const auto wgrad = find("llama3-8b fc2 wgrad");
+  REQUIRE(wgrad != grid.end());
+  CHECK(wgrad->layout == "NT");
+  CHECK(wgrad->k == 8192);
+}
+
+TEST_CASE("quick grids are small") {
+  HarnessOptions o;
+  o.quick = true;
+  CHECK(gemm_grid(o).size() <= 20);
+  CHECK(attention_grid(o).size() <= 6);
+  CHECK(elementwise_grid(o).size() == 7);
+  CHECK(memory_grid(o).size() <= 6);
+}
+
+TEST_CASE("attention grids hold forward, backward and paged decode points") {
+  HarnessOptions o;
+  const auto grid = attention_grid(o);
+  const auto count = [&](AttentionDirection d) {
+    return std::count_if(grid.begin(), grid.end(), [&](const AttentionInputs& a) { return a.direction == d; });
+  };
+  CHECK(count(AttentionDirection::forward) == count(AttentionDirection::backward));
+  CHECK(count(AttentionDirection::decode) >= 8);
+  for (const auto& a : grid) {
+    CHECK(a.heads % a.kv_heads == 0);
+    if (a.direction == AttentionDirection::decode) {
+      CHECK(a.seq_q == 1);
+      CHECK(a.kv_block == 16);
+    }
+  }
+}
+
+TEST_CASE("point names say what was measured") {
+  CHECK(point_name(gemm_point(DataType::bf16, "TN", 1, 2, 3, "qkv")) == "gemm bf16 TN m=1 n=2 k=3 (qkv)");
+  GemmInputs f = gemm_point(DataType::fp8, "TN", 8, 8, 8);
+  f.b_type = "e5m2";
+  CHECK(point_name(f) == "gemm fp8 e4m3xe5m2 TN m=8 n=8 k=8");
+  CHECK(point_name(ElementwiseInputs{"gelu", DataType::bf16, 2, 3}) == "gelu bf16 2x3");
+}

@@ -1,0 +1,265 @@
+#include "validation/harness_grids.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace stepcast {
+
+namespace {
+
+bool wanted(const std::vector<std::string>& filter, std::string_view name) {
+  return filter.empty() || std::find(filter.begin(), filter.end(), name) != filter.end();
+}
+
+struct DenseModel {
+  const char* name;
+  std::int64_t hidden, heads, kv_heads, head_dim, ffn;
+};
+// Llama 3 Herd of Models (2024), Table 3.
+constexpr DenseModel kLlama3_8b{"llama3-8b", 4096, 32, 8, 128, 14336};
+constexpr DenseModel kLlama3_70b{"llama3-70b", 8192, 64, 8, 128, 28672};
+constexpr std::int64_t kLlama3Vocab = 128256;
+
+// Tokens per micro-batch for the layer GEMMs: 4 sequences of 2048, or 1 of 8192.
+constexpr std::int64_t kLayerTokens = 8192;
+
+// The forward GEMMs of one layer with tensor parallelism `tp`: (role, out features, in features).
+struct LayerGemm {
+  std::string role;
+  std::int64_t out, in;
+};
+std::vector<LayerGemm> layer_gemms(const DenseModel& model, std::int64_t tp) {
+  const std::int64_t qkv = model.hidden + 2 * model.kv_heads * model.head_dim;
+  return {{"qkv", qkv / tp, model.hidden},
+          {"attn_out", model.hidden, model.hidden / tp},
+          {"fc1", 2 * model.ffn / tp, model.hidden},  // SwiGLU gate and up projections fused
+          {"fc2", model.hidden, model.ffn / tp}};
+}
+
+std::string model_role(const DenseModel& model, std::int64_t tp, const std::string& role) {
+  std::string s = std::string(model.name) + " " + role;
+  if (tp > 1) s += " tp" + std::to_string(tp);
+  return s;
+}
+
+}  // namespace
+
+GemmInputs gemm_point(DataType precision, const std::string& layout, std::int64_t m, std::int64_t n, std::int64_t k,
+                      const std::string& role, std::int64_t groups) {
+  GemmInputs g;
+  g.precision = precision;
+  g.layout = layout;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.groups = groups;
+  g.role = role;
+  switch (precision) {
+    case DataType::fp32: g.a_type = g.b_type = g.c_type = "fp32"; g.compute_type = "fp32"; break;
+    case DataType::tf32: g.a_type = g.b_type = g.c_type = "fp32"; g.compute_type = "tf32"; break;
+    case DataType::fp16: g.a_type = g.b_type = g.c_type = "fp16"; g.compute_type = "fp32"; break;
+    case DataType::fp8:
+      // Transformer Engine's recipe: E4M3 weights and activations, BF16 output (cuBLASLt's FP8 GEMMs
+      // need the TN layout on Hopper and Ada).
+      g.a_type = g.b_type = "e4m3";
+      g.c_type = "bf16";
+      g.compute_type = "fp32";
+      break;
+    case DataType::int8: g.a_type = g.b_type = "int8"; g.c_type = "int32"; g.compute_type = "int32"; break;
+    default: g.a_type = g.b_type = g.c_type = "bf16"; g.compute_type = "fp32"; break;
+  }
+  return g;
+}
+
+std::vector<GemmInputs> gemm_grid(const HarnessOptions& options) {
+  std::vector<DataType> precisions;
+  for (DataType t : {DataType::bf16, DataType::fp16, DataType::fp8, DataType::tf32, DataType::fp32, DataType::int8}) {
+    if (wanted(options.precisions, to_string(t))) precisions.push_back(t);
+  }
+  std::vector<GemmInputs> grid;
+  for (DataType p : precisions) {
+    const bool fp32_class = p == DataType::fp32 || p == DataType::tf32;
+    // Square sweep: tile-aligned sizes and unaligned ones (for tile and wave quantization).
+    std::vector<std::int64_t> squares;
+    if (options.quick) {
+      squares = {1024, 4096};
+    } else {
+      squares = {512, 1000, 1024, 2048, 2500, 3072, 4096, 5000, 6144, 8192};
+      if (!fp32_class) squares.insert(squares.end(), {10000, 12288, 16384});  // FP32 at 16K^3 takes seconds
+    }
+    for (std::int64_t s : squares) grid.push_back(gemm_point(p, "TN", s, s, s));
+
+    // The forward GEMMs of real layers: C = W x, m = out features, n = tokens, k = in features.
+    const std::vector<std::pair<DenseModel, std::int64_t>> layers =
+        options.quick ? std::vector<std::pair<DenseModel, std::int64_t>>{{kLlama3_8b, 1}}
+                      : std::vector<std::pair<DenseModel, std::int64_t>>{{kLlama3_8b, 1}, {kLlama3_70b, 8}};
+    for (const auto& [model, tp] : layers) {
+      for (const LayerGemm& l : layer_gemms(model, tp)) {
+        if (options.quick && l.role != "qkv") continue;
+        grid.push_back(gemm_point(p, "TN", l.out, kLayerTokens, l.in, model_role(model, tp, l.role)));
+      }
+    }
+    if (options.quick) continue;
+    if (p == DataType::bf16 || p == DataType::fp16) {
+      // Backward of the Llama 3 8B layer: data gradient dX = W^T dY (NN: m = in, k = out) and
+      // weight gradient dW = X dY^T (NT: m = in, n = out, k = tokens).
+      for (const LayerGemm& l : layer_gemms(kLlama3_8b, 1)) {
+        grid.push_back(gemm_point(p, "NN", l.in, kLayerTokens, l.out, model_role(kLlama3_8b, 1, l.role + " dgrad")));
+        grid.push_back(gemm_point(p, "NT", l.in, l.out, kLayerTokens, model_role(kLlama3_8b, 1, l.role + " wgrad")));
+      }
+    }
+    if (p == DataType::bf16) {
+      grid.push_back(gemm_point(p, "TN", kLlama3Vocab, kLayerTokens, kLlama3_8b.hidden, "llama3-8b logits"));
+    }
+    if (p == DataType::fp8) {
+      // FP8 data gradients take E5M2 gradients against E4M3 weights (Transformer Engine's hybrid format).
+      for (const LayerGemm& l : layer_gemms(kLlama3_8b, 1)) {
+        GemmInputs g = gemm_point(p, "TN", l.in, kLayerTokens, l.out, model_role(kLlama3_8b, 1, l.role + " dgrad"));
+        g.b_type = "e5m2";
+        grid.push_back(g);
+      }
+    }
+    if (p == DataType::bf16 || p == DataType::fp8) {
+      // MoE expert GEMMs as groups of equal products. Mixtral 8x7B: 8192 tokens x top-2 over 8
+      // experts = 2048 tokens each. DeepSeek-V3 with EP=8: 32 local experts, 8192 x top-8 / 256 =
+      // 256 tokens each, expert FFN 2048 (SwiGLU: fc1 out 4096).
+      grid.push_back(gemm_point(p, "TN", 2 * 14336, 2048, 4096, "mixtral-8x7b expert fc1", 8));
+      grid.push_back(gemm_point(p, "TN", 4096, 2048, 14336, "mixtral-8x7b expert fc2", 8));
+      grid.push_back(gemm_point(p, "TN", 2 * 2048, 256, 7168, "deepseek-v3 expert fc1 ep8", 32));
+      grid.push_back(gemm_point(p, "TN", 7168, 256, 2048, "deepseek-v3 expert fc2 ep8", 32));
+    }
+  }
+  return grid;
+}
+
+std::vector<AttentionInputs> attention_grid(const HarnessOptions& options) {
+  std::vector<AttentionInputs> grid;
+  const auto add = [&](AttentionDirection dir, std::int64_t batch, std::int64_t heads, std::int64_t kv_heads,
+                       std::int64_t seq_q, std::int64_t seq_kv, std::int64_t d, bool causal, std::int64_t block) {
+    AttentionInputs a;
+    a.impl = dir == AttentionDirection::decode ? "stepcast_paged_decode" : "stepcast_flash";
+    a.direction = dir;
+    a.dtype = DataType::bf16;
+    a.batch = batch;
+    a.heads = heads;
+    a.kv_heads = kv_heads;
+    a.seq_q = seq_q;
+    a.seq_kv = seq_kv;
+    a.head_dim = d;
+    a.causal = causal;
+    a.kv_block = block;
+    grid.push_back(a);
+  };
+  // Training and prefill: 16384 tokens per call, Llama-3-style GQA (32 heads, 8 KV heads, d 128).
+  constexpr std::int64_t kTokens = 16384;
+  const std::vector<std::int64_t> seqs = options.quick ? std::vector<std::int64_t>{2048}
+                                                       : std::vector<std::int64_t>{1024, 4096, 8192};
+  for (AttentionDirection dir : {AttentionDirection::forward, AttentionDirection::backward}) {
+    for (std::int64_t s : seqs) {
+      for (bool causal : {true, false}) {
+        if (options.quick && !causal) continue;
+        add(dir, kTokens / s, 32, 8, s, s, 128, causal, 0);
+      }
+    }
+    if (!options.quick) add(dir, kTokens / 2048, 16, 16, 2048, 2048, 64, true, 0);  // GPT-style MHA, d 64
+  }
+  // Decode over a paged KV cache of 16-token blocks (vLLM's default block size).
+  const std::vector<std::int64_t> batches = options.quick ? std::vector<std::int64_t>{16}
+                                                          : std::vector<std::int64_t>{1, 16, 64, 128};
+  const std::vector<std::int64_t> contexts = options.quick ? std::vector<std::int64_t>{2048}
+                                                           : std::vector<std::int64_t>{1024, 8192};
+  for (std::int64_t b : batches) {
+    for (std::int64_t ctx : contexts) add(AttentionDirection::decode, b, 32, 8, 1, ctx, 128, true, 16);
+  }
+  if (!options.quick) add(AttentionDirection::decode, 64, 8, 1, 1, 4096, 128, true, 16);  // Llama 3 70B at TP=8
+  return grid;
+}
+
+std::vector<ElementwiseInputs> elementwise_grid(const HarnessOptions& options) {
+  std::vector<ElementwiseInputs> grid;
+  const std::vector<std::string> ops = {"rmsnorm", "layernorm", "softmax", "swiglu", "gelu", "rope", "bias_dropout_add"};
+  const std::vector<std::int64_t> rows = options.quick ? std::vector<std::int64_t>{4096}
+                                                       : std::vector<std::int64_t>{2048, 16384};
+  const std::vector<std::int64_t> cols = options.quick ? std::vector<std::int64_t>{4096}
+                                                       : std::vector<std::int64_t>{4096, 8192};
+  for (const auto& op : ops) {
+    if (!wanted(options.ops, op)) continue;
+    for (std::int64_t r : rows) {
+      for (std::int64_t c : cols) grid.push_back({op, DataType::bf16, r, c});
+    }
+    if (!options.quick && (op == "rmsnorm" || op == "softmax")) grid.push_back({op, DataType::fp32, 16384, 4096});
+  }
+  return grid;
+}
+
+std::vector<MemoryInputs> memory_grid(const HarnessOptions& options) {
+  std::vector<MemoryInputs> grid;
+  const std::vector<std::int64_t> mib = options.quick ? std::vector<std::int64_t>{64, 256}
+                                                      : std::vector<std::int64_t>{4, 16, 64, 256, 1024, 4096};
+  for (const char* op : {"copy", "triad"}) {
+    for (std::int64_t m : mib) grid.push_back({op, DataType::fp32, m * 1024 * 1024 / 4});
+  }
+  for (std::int64_t m : options.quick ? std::vector<std::int64_t>{256} : std::vector<std::int64_t>{256, 1024}) {
+    grid.push_back({"memcpy_d2d", DataType::fp32, m * 1024 * 1024 / 4});
+  }
+  return grid;
+}
+
+std::vector<std::int64_t> collective_sizes(const HarnessOptions& options) {
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t s = options.min_bytes; s <= options.max_bytes; s *= options.size_factor) {
+    sizes.push_back(s);
+    if (s > options.max_bytes / options.size_factor) break;
+  }
+  return sizes;
+}
+
+std::vector<CollectiveOp> collective_ops(const HarnessOptions& options) {
+  std::vector<CollectiveOp> ops;
+  for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
+                          CollectiveOp::all_to_all, CollectiveOp::broadcast, CollectiveOp::send_recv}) {
+    if (wanted(options.ops, to_string(op))) ops.push_back(op);
+  }
+  return ops;
+}
+
+std::vector<int> collective_group_sizes(const HarnessOptions& options, int available) {
+  std::vector<int> sizes;
+  if (!options.ranks.empty()) {
+    for (int r : options.ranks) {
+      if (r <= available) sizes.push_back(r);
+    }
+    return sizes;
+  }
+  for (int r = 2; r < available; r *= 2) sizes.push_back(r);
+  if (available >= 2) sizes.push_back(available);
+  return sizes;
+}
+
+std::string point_name(const MeasurementInputs& inputs) {
+  std::ostringstream s;
+  if (const auto* g = std::get_if<GemmInputs>(&inputs)) {
+    s << "gemm " << to_string(g->precision);
+    if (g->precision == DataType::fp8) s << " " << g->a_type << "x" << g->b_type;
+    s << " " << g->layout << " m=" << g->m << " n=" << g->n << " k=" << g->k;
+    if (g->batch > 1) s << " batch=" << g->batch;
+    if (g->groups > 1) s << " groups=" << g->groups;
+    if (!g->role.empty()) s << " (" << g->role << ")";
+  } else if (const auto* a = std::get_if<AttentionInputs>(&inputs)) {
+    s << "attention " << to_string(a->direction) << " " << a->impl << " " << to_string(a->dtype) << " b=" << a->batch
+      << " h=" << a->heads << "/" << a->kv_heads << " sq=" << a->seq_q << " skv=" << a->seq_kv << " d=" << a->head_dim
+      << (a->causal ? " causal" : "");
+    if (a->kv_block > 0) s << " block=" << a->kv_block;
+  } else if (const auto* e = std::get_if<ElementwiseInputs>(&inputs)) {
+    s << e->op << " " << to_string(e->dtype) << " " << e->rows << "x" << e->cols;
+  } else if (const auto* m = std::get_if<MemoryInputs>(&inputs)) {
+    s << m->op << " " << to_string(m->dtype) << " " << m->elements << " elements";
+  } else if (const auto* c = std::get_if<CollectiveInputs>(&inputs)) {
+    s << to_string(c->op) << " " << c->size_bytes << " B ranks=" << c->ranks << " nodes=" << c->nodes;
+  } else if (const auto* t = std::get_if<SelftestInputs>(&inputs)) {
+    s << "selftest " << t->test;
+  }
+  return s.str();
+}
+
+}  // namespace stepcast
