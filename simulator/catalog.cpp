@@ -21,14 +21,9 @@ bool needs_source(const std::string& field) {
          field != "notes" && field != "gpu";
 }
 
-// Parses a document; on a syntax error reports it and returns a null node.
+// Parses a document; on an error reports it and returns a null node.
 YAML::Node parse_document(DiagnosticSink& sink, const std::string& text) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    sink.error({sink.file(), e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg);
-    return YAML::Node();
-  }
+  return load_document(sink, text).value_or(YAML::Node());
 }
 
 bool is_catalog_document(const YAML::Node& root) {

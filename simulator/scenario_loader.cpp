@@ -584,13 +584,9 @@ Scenario parse_scenario(std::string_view yaml_text, const std::string& source_na
     sink.error({source_name, 0, 0}, "", "not a text file (it contains NUL bytes); " + expected_document);
     sink.throw_if_errors();
   }
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& e) {
-    sink.error({source_name, e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg);
-    sink.throw_if_errors();
-  }
+  const std::optional<YAML::Node> document = load_document(sink, std::string(yaml_text));
+  sink.throw_if_errors();
+  YAML::Node root = *document;
   if (root.IsNull()) {
     sink.error({source_name, 0, 0}, "", "the file is empty; " + expected_document);
     sink.throw_if_errors();

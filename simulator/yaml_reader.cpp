@@ -101,6 +101,22 @@ void DiagnosticSink::throw_if_errors() {
   throw InputError(take());
 }
 
+std::optional<YAML::Node> load_document(DiagnosticSink& sink, const std::string& text) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    sink.error({sink.file(), e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg);
+    return std::nullopt;
+  }
+  if (documents.size() > 1) {
+    sink.error(sink.location_of(documents[1], {sink.file(), 0, 0}), "",
+               "the file holds " + std::to_string(documents.size()) + " YAML documents (separated by ---); one is expected");
+    return std::nullopt;
+  }
+  return documents.empty() ? YAML::Node() : documents.front();
+}
+
 // --- Reading single values -----------------------------------------------------------------------
 
 std::string describe_node(const YAML::Node& node) {

@@ -76,6 +76,10 @@ class DiagnosticSink {
   std::vector<Diagnostic> m_diagnostics;
 };
 
+// Parses one YAML document. A syntax error, or a second document after `---`, is reported to the
+// sink and gives std::nullopt; an empty document gives a null node.
+std::optional<YAML::Node> load_document(DiagnosticSink& sink, const std::string& text);
+
 // A value inside a document: the node, its key path and where it is.
 struct YamlValue {
   YAML::Node node;
