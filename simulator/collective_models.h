@@ -1,6 +1,7 @@
 #pragma once
-// Collective cost models by name. "alpha-beta" (model/alpha_beta_collective.h) is built in;
-// the NCCL-faithful model (issue 3) registers here as "nccl" and becomes the default.
+// Collective cost models by name: "nccl" (model/nccl_model.h), the default, prices collectives the
+// way NCCL chooses them; "alpha-beta" (model/alpha_beta_collective.h) is the plain per-level
+// latency + bytes/bandwidth model, kept to measure what the detailed one buys.
 
 #include <memory>
 #include <string>

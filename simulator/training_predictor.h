@@ -21,7 +21,7 @@
 //      except its first bucket).
 //   5. The step time is the slowest stage's end plus a fixed per-step overhead; the breakdown is
 //      that stage's time split into components that sum to the step time exactly.
-// Collective times come from a CollectiveModel (model/collective.h), "alpha-beta" unless asked
+// Collective times come from a CollectiveModel (model/collective.h), "nccl" unless asked
 // otherwise; constants from CostParameters (model/cost_parameters.h).
 
 #include <memory>
