@@ -393,7 +393,10 @@ std::vector<CollectiveEstimate> NcclCollectiveModel::candidates(CollectiveOp op,
 }
 
 Seconds NcclCollectiveModel::time(CollectiveOp op, Bytes size, const GroupLayout& group) const {
-  return estimate(op, size, group).time;
+  const CollectiveEstimate e = estimate(op, size, group);
+  // No algorithm can run (a group across domains on a system without a network): the collective
+  // never completes. The scenario loader refuses such systems; infinity keeps any slip visible.
+  return e.valid ? e.time : Seconds(std::numeric_limits<double>::infinity());
 }
 
 }  // namespace stepcast

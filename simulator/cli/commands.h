@@ -16,5 +16,8 @@ struct CommandSet {
 
 // `stepcast catalog [gpus|systems|models|scenarios] [NAME]` (catalog_command.cpp).
 void add_catalog_command(CLI::App& app, CommandSet& commands);
+// `stepcast collective --system NAME --nodes N --op OP --sizes MIN:MAX [...]`
+// (collective_command.cpp).
+void add_collective_command(CLI::App& app, CommandSet& commands);
 
 }  // namespace stepcast::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   stepcast::cli::CommandSet commands;
   stepcast::cli::add_catalog_command(app, commands);
+  stepcast::cli::add_collective_command(app, commands);
 
   try {
     app.parse(argc, argv);

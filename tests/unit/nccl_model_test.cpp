@@ -233,6 +233,12 @@ TEST_CASE("forcing an algorithm and protocol, like NCCL_ALGO and NCCL_PROTO") {
                   .valid);
 }
 
+TEST_CASE("a group across nodes with no network never completes") {
+  const NcclCollectiveModel m(system(h100(), 2, 8, true, 0, 0.0));
+  CHECK(std::isinf(m.time(CollectiveOp::all_reduce, units::mib(1), group(16, 8)).value()));
+  CHECK_FALSE(m.estimate(CollectiveOp::all_reduce, units::mib(1), group(16, 8)).valid);
+}
+
 TEST_CASE("one GPU has nothing to communicate") {
   const NcclCollectiveModel m(dgx_h100());
   CHECK(m.time(CollectiveOp::all_reduce, units::gib(1), group(1, 1)).value() == 0.0);
