@@ -7,13 +7,13 @@ namespace {
 
 // A quantity that may also be written as `word` ("unknown", "none"), meaning zero.
 std::optional<double> quantity_or_word(const MapReader& r, std::string_view key, Dimension d, std::string_view word,
-                                       std::string_view other_word = {}) {
+                                       std::string_view other_word = {}, bool positive = true) {
   const auto v = r.get(key);
   if (!v) return std::nullopt;
   if (v->node.IsScalar() && (v->node.Scalar() == word || (!other_word.empty() && v->node.Scalar() == other_word))) {
     return 0.0;
   }
-  return read_quantity(r.sink(), *v, d);
+  return read_quantity(r.sink(), *v, d, positive);
 }
 
 std::optional<long long> integer_or_word(const MapReader& r, std::string_view key, std::string_view word) {
@@ -124,7 +124,7 @@ void require_gpu_fields(const MapReader& r) {
 void read_network_fields(const MapReader& r, NetworkSpec& n) {
   if (auto v = r.integer("nics_per_node", kNonNegative)) n.nics_per_node = to_int(*v);
   if (auto v = quantity_or_word(r, "nic_bandwidth", Dimension::bandwidth, "none", "unknown")) n.nic_bandwidth = Bandwidth(*v);
-  if (auto v = r.quantity("nic_latency", Dimension::time, false)) n.nic_latency = Seconds(*v);
+  if (auto v = quantity_or_word(r, "nic_latency", Dimension::time, "unknown", {}, false)) n.nic_latency = Seconds(*v);
   if (auto v = r.enumeration<Transport>("transport")) n.transport = *v;
   if (auto v = r.enumeration<FabricKind>("fabric")) n.fabric = *v;
   if (auto v = r.integer("tiers", {1, 4})) n.tiers = to_int(*v);

@@ -12,7 +12,7 @@
 //
 // Quantities are written with units ("80 GiB", "3.35 TB/s"). Figures that are not known may be
 // written `unknown` (stored as zero): sm_count, l2_cache, host_bandwidth, tdp,
-// intra_node_bandwidth, host_memory_per_node. `none` (zero) marks a GPU without NVLink
+// intra_node_bandwidth, host_memory_per_node, nic_latency. `none` (zero) marks a GPU without NVLink
 // (nvlink_bandwidth) and a node without a scale-out network (nic_bandwidth, which also takes
 // `unknown`).
 

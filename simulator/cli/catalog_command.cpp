@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -37,6 +38,32 @@ std::string format_peak(FlopRate rate, DataType t) {
 
 std::string quantity_or(double si, Dimension d, const char* zero_word) {
   return si == 0.0 ? std::string(zero_word) : format_quantity(si, d);
+}
+
+// Names in natural order: digit runs compare as numbers, so gpt-3.6b lists before gpt-18.4b.
+std::vector<std::string> natural_order(std::vector<std::string> names) {
+  const auto less = [](const std::string& a, const std::string& b) {
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+      if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+        std::size_t ei = i, ej = j;
+        while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei]))) ++ei;
+        while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej]))) ++ej;
+        const std::string na = a.substr(i, ei - i), nb = b.substr(j, ej - j);
+        if (na.size() != nb.size()) return na.size() < nb.size();
+        if (na != nb) return na < nb;
+        i = ei;
+        j = ej;
+      } else {
+        if (a[i] != b[j]) return a[i] < b[j];
+        ++i;
+        ++j;
+      }
+    }
+    return a.size() - i < b.size() - j;
+  };
+  std::sort(names.begin(), names.end(), less);
+  return names;
 }
 
 std::string per_direction(Bandwidth b, const char* zero_word) {
@@ -73,7 +100,7 @@ void print_notes(std::ostream& out, const Catalog& c, const std::string& entry) 
 void list_gpus(std::ostream& out, const Catalog& c) {
   out << fmt::format("{:<22} {:<10} {:>15} {:>10} {:>11} {:>12} {:>7}  {}\n", "GPU", "arch", "bf16 dense",
                      "memory", "HBM bw", "NVLink/dir", "TDP", "default system");
-  for (const auto& name : c.gpu_names()) {
+  for (const auto& name : natural_order(c.gpu_names())) {
     const GpuSpec& g = *c.find_gpu(name);
     out << fmt::format("{:<22} {:<10} {:>15} {:>10} {:>11} {:>12} {:>7}  {}\n", name, enum_name(g.architecture),
                        quantity_or(g.peak(DataType::bf16).value(), Dimension::flop_rate, "-"),
@@ -117,7 +144,7 @@ void show_gpu(std::ostream& out, const Catalog& c, const std::string& name) {
 void list_systems(std::ostream& out, const Catalog& c) {
   out << fmt::format("{:<24} {:<22} {:>9} {:>12} {:>11} {:>22}  {}\n", "system", "GPU", "GPUs/node", "NVLink dom",
                      "NVLink/dir", "NICs per node", "transport");
-  for (const auto& name : c.system_names()) {
+  for (const auto& name : natural_order(c.system_names())) {
     const SystemSpec& s = *c.find_system(name);
     const NetworkSpec& n = s.network;
     const std::string nics =
@@ -164,7 +191,7 @@ void show_system(std::ostream& out, const Catalog& c, const std::string& name) {
 void list_models(std::ostream& out, const Catalog& c) {
   out << fmt::format("{:<14} {:>6} {:>7} {:>6} {:>8} {:>7} {:>7} {:<7} {}\n", "model", "layers", "hidden", "heads",
                      "kv_heads", "ffn", "vocab", "mlp", "experts");
-  for (const auto& name : c.model_names()) {
+  for (const auto& name : natural_order(c.model_names())) {
     const TransformerSpec& m = *c.find_model(name);
     out << fmt::format("{:<14} {:>6} {:>7} {:>6} {:>8} {:>7} {:>7} {:<7} {}\n", name, m.layers, m.hidden, m.heads,
                        m.kv_heads, m.ffn_hidden, m.vocab, enum_name(m.mlp),
