@@ -4,7 +4,7 @@
 // Bandwidths are per direction, line rate (datasheet), before any protocol efficiency:
 //   gpu_link        one GPU's link into its NVLink domain (NVLink, or PCIe when the GPU has none)
 //   domain_network  all NICs of one NVLink domain together (8 x 400 Gb/s = 400 GB/s for DGX H100;
-//                   72 NICs for a GB200 NVL72 rack)
+//                   72 NICs for a GB200 NVL72 rack), or the GPUs' PCIe links if those are slower
 //   domain_uplink   what one domain can push through the spine when every domain sends at once:
 //                   domain_network / oversubscription (equal to domain_network at 1:1)
 // model/topology.h computes these from the graph (max-flow between GPU sets); fabric_figures()

@@ -15,9 +15,9 @@ namespace stepcast {
 
 namespace {
 
-// PCIe Gen4 x16 per direction (PCI-SIG: 16 GT/s x 16 lanes, 128b/130b), used when a GPU spec
-// leaves its host link unset so that PCIe never looks like the bottleneck by accident.
-constexpr double kDefaultHostLinkBytesPerSecond = 31.5e9;
+// A GPU spec that leaves its host link unknown gets a link that never binds (1 PB/s): an unknown
+// figure must not invent a bottleneck. model/fabric.cpp makes the same choice.
+constexpr double kUnknownHostLinkBytesPerSecond = 1e15;
 // Hop latencies for path ordering only (collective latencies come from NCCL's tables in
 // model/nccl_parameters.h). Assumptions: an NVSwitch or PCIe crossing ~0.5 us, a network switch
 // hop ~0.5 us when the system does not say.
@@ -43,7 +43,7 @@ void Topology::build(const SystemSpec& system, int servers) {
   const int gpus_per_switch = std::clamp(net.gpus_per_pcie_switch, 1, spec.server_gpus);
   const int switches_per_server = (spec.server_gpus + gpus_per_switch - 1) / gpus_per_switch;
   const Bandwidth host_link = system.gpu.host_bandwidth.value() > 0.0 ? system.gpu.host_bandwidth
-                                                                       : Bandwidth(kDefaultHostLinkBytesPerSecond);
+                                                                       : Bandwidth(kUnknownHostLinkBytesPerSecond);
   const Seconds intra_hop = system.intra_node_latency.value() > 0.0 ? system.intra_node_latency / 2.0
                                                                     : Seconds(kDefaultSwitchHopSeconds);
   const Seconds nic_hop = net.nic_latency.value() > 0.0 ? net.nic_latency / 2.0 : Seconds(kDefaultSwitchHopSeconds);

@@ -121,3 +121,14 @@ TEST_CASE("networks describe themselves in one line") {
   CHECK(describe(s.network) == "32 x 100 Gb/s EFA per node, 2-tier fat tree, 4:1");
   CHECK(describe(system(h100(), 1, 8, true, 0, 0.0).network) == "no scale-out network");
 }
+
+TEST_CASE("PCIe binds when a GPU's host link is slower than its NIC; an unknown host link never binds") {
+  // A100 (PCIe Gen4 x16, 32 GB/s) behind 8 x 400 Gb/s NICs: 8 x 32 = 256 GB/s leave the node, not 400.
+  const SystemSpec slow_pcie = system(a100(), 2, 8, false, 8, 400.0);
+  CHECK(gbps(derive_fabric_figures(slow_pcie).domain_network) == doctest::Approx(256.0));
+  CHECK(gbps(fabric_figures(slow_pcie).domain_network) == doctest::Approx(256.0));
+  SystemSpec unknown = slow_pcie;
+  unknown.gpu.host_bandwidth = Bandwidth(0.0);
+  CHECK(gbps(derive_fabric_figures(unknown).domain_network) == doctest::Approx(400.0));
+  CHECK(gbps(fabric_figures(unknown).domain_network) == doctest::Approx(400.0));
+}
