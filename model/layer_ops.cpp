@@ -141,6 +141,13 @@ double activation_backward_bytes(const LayerShape& s) {
   return s.tokens() * per_token * (s.mlp == MlpKind::swiglu ? 5.0 : 3.0);
 }
 
+// Bias gradients of the four linear layers: each sums its output gradient over the tokens (a
+// reduction reading T x width elements; the FC1 one is fused into the GELU backward).
+double bias_gradient_bytes(const LayerShape& s) {
+  const double widths = qkv_width_per_rank(s) + s.hidden + s.hidden;  // QKV, projection, FC2
+  return s.tokens() * widths * s.activation_bytes;
+}
+
 // FP8 casts of every linear layer's input in the forward pass (weights are cast once per step
 // and cached across micro-batches, Transformer Engine `is_first_microbatch`).
 double fp8_forward_cast_bytes(const LayerShape& s) {
@@ -179,6 +186,7 @@ OpList layer_backward_ops(const LayerShape& s) {
   OpList ops;
   const double T = s.tokens();
   if (s.compute == DataType::fp8) ops.push(memory_op("fp8_casts.backward", fp8_backward_cast_bytes(s)));
+  if (s.linear_bias) ops.push(memory_op("bias_grads", bias_gradient_bytes(s)));
   ops.push(memory_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s)));
   push_gemm_backward(ops, "fc2.dgrad", "fc2.wgrad", s, T, s.hidden, s.ffn / s.t());
   ops.push(memory_op(s.mlp == MlpKind::swiglu ? "swiglu.backward" : "bias_gelu.backward", activation_backward_bytes(s)));
@@ -211,8 +219,12 @@ OpList embedding_forward_ops(const LayerShape& s) {
 
 OpList embedding_backward_ops(const LayerShape& s) {
   OpList ops;
-  // Scatter-add of the output gradient into the FP32 embedding gradient rows.
-  ops.push(memory_op("embedding.backward", s.tokens() * s.hidden * (s.activation_bytes + 8.0)));
+  // PyTorch's dense embedding backward: a zeroed V/t x h gradient in the activation format, the
+  // token gradients scatter-added into it, then accumulated into the FP32 main gradient
+  // (read 4 + e, write 4).
+  const double table = s.vocab / s.t() * s.hidden;
+  ops.push(memory_op("embedding.backward",
+                     s.tokens() * s.hidden * 2.0 * s.activation_bytes + table * (2.0 * s.activation_bytes + 8.0)));
   return ops;
 }
 
@@ -222,9 +234,10 @@ OpList output_forward_ops(const LayerShape& s) {
   const double logits = T * s.vocab / s.t();
   ops.push(memory_op("final_norm", norm_bytes(s)));
   ops.push(gemm("logits", s, T, s.vocab / s.t(), s.hidden));
-  // Megatron's vocab-parallel cross-entropy in FP32: cast (read e, write 4), subtract max
-  // (r/w 8), exp (r/w 8), sum (read 4), normalise and keep the softmax for backward (r/w 8).
-  ops.push(memory_op("cross_entropy", logits * (s.activation_bytes + 28.0)));
+  // Megatron-Core's vocab-parallel cross-entropy (megatron/core/tensor_parallel/cross_entropy.py):
+  // cast to FP32 (read e, write 4), max (read 4), subtract the max in place (8), exp in place (8),
+  // sum (read 4), divide in place to keep the softmax for backward (8).
+  ops.push(memory_op("cross_entropy", logits * (s.activation_bytes + 32.0)));
   return ops;
 }
 
@@ -232,8 +245,9 @@ OpList output_backward_ops(const LayerShape& s) {
   OpList ops;
   const double T = s.tokens();
   const double logits = T * s.vocab / s.t();
-  // Read the kept softmax (4), subtract the one-hot target, write the 16-bit logit gradient.
-  ops.push(memory_op("cross_entropy.backward", logits * (8.0 + s.activation_bytes)));
+  // Backward: scale the kept FP32 softmax by the loss gradient in place (8), then autograd casts
+  // the FP32 gradient to the activation format for the logits GEMM (read 4, write e).
+  ops.push(memory_op("cross_entropy.backward", logits * (12.0 + s.activation_bytes)));
   push_gemm_backward(ops, "logits.dgrad", "logits.wgrad", s, T, s.vocab / s.t(), s.hidden);
   ops.push(memory_op("final_norm.backward", norm_backward_bytes(s)));
   return ops;

@@ -9,8 +9,9 @@
 // bias-dropout-add act on all tokens, or on 1/t of them with sequence parallelism (Korthikanti
 // et al. 2022, Sec. 4.2.2). Backward: each GEMM becomes a data-gradient and a weight-gradient
 // GEMM of the same FLOPs; weight gradients accumulate into FP32 main grads (Megatron's
-// gradient-accumulation fusion: read + write 4 bytes per output element). Memory-bound ops read
-// their saved input and the incoming gradient and write the outgoing gradient.
+// gradient-accumulation fusion: read + write 4 bytes per output element); with linear biases,
+// the bias gradients are reductions of the output gradients over the tokens. Memory-bound ops
+// read their saved input and the incoming gradient and write the outgoing gradient.
 //
 // Communication is not here: see model/layer_comm.h.
 

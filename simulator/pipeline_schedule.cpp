@@ -243,6 +243,11 @@ const PipelineResult& PipelineSimulator::run(const PipelineSpec& spec) {
     }
   }
 
+  r.first_forward_end.assign(stage_count, Seconds(-1.0));
+  for (const Step& step : order.steps) {
+    Seconds& first = r.first_forward_end[step.stage];
+    if (first.value() < 0.0) first = Seconds(end[step.self]);
+  }
   r.busy.resize(stage_count);
   r.finish.resize(stage_count);
   r.p2p_wait.resize(stage_count);

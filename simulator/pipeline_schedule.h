@@ -48,6 +48,7 @@ struct PipelineResult {
   Seconds makespan;                      // first F start to last B end over all stages
   std::vector<Seconds> busy;             // per stage: time spent in F and B
   std::vector<Seconds> finish;           // per stage: end of its last B
+  std::vector<Seconds> first_forward_end;  // per stage: end of its first F
   std::vector<Seconds> p2p_wait;         // per stage: idle time spent waiting for a transfer in
                                          // flight (the part of a wait no longer than one p2p)
   std::vector<int> peak_in_flight;       // per stage: most (micro-batch, chunk) activations held

@@ -141,6 +141,17 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   // --- 3. Pipeline -------------------------------------------------------------------------------
   const Bytes p2p_bytes(shape.tokens() * shape.hidden * shape.activation_bytes / tp);
   const Seconds p2p = pp > 1 ? net.time(CollectiveOp::send_recv, p2p_bytes, pp_link) : Seconds(0.0);
+  // Megatron's non-interleaved schedules exchange activations with blocking send/recv pairs
+  // (p2p_communication.send_forward_recv_backward waits for both transfers), so a transfer sits
+  // on the sending stage's timeline too. The interleaved schedule overlaps them with compute
+  // (--overlap-p2p-communication): there a transfer only delays the receiver.
+  const bool blocking_p2p = chunks == 1 && pp > 1;
+  if (blocking_p2p) {
+    for (int vs = 0; vs < virtual_stages; ++vs) {
+      if (vs < virtual_stages - 1) m_forward[static_cast<std::size_t>(vs)] += p2p;
+      if (vs > 0) m_backward[static_cast<std::size_t>(vs)] += p2p;
+    }
+  }
   PipelineSpec spec;
   spec.schedule = par.schedule;
   spec.stages = pp;
@@ -149,7 +160,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   spec.forward = m_forward;
   spec.backward = m_backward;
   spec.activations = m_activations;
-  spec.p2p = p2p;
+  spec.p2p = blocking_p2p ? Seconds(0.0) : p2p;
   spec.record_timeline = options.timeline;
   const PipelineResult& pipe = m_pipeline.run(spec);
 
@@ -226,8 +237,17 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
                                    e.params * grad_bytes;  // zeroing the gradient buffer
     e.optimizer = Bytes(optimizer_bytes) / hbm;
     if (sharded_optimizer && par.zero <= 2) {
-      const double gathered = par.overlap_param_gather ? std::min(params.dp_bucket_params, e.params) : e.params;
-      e.gather_exposed = net.time(CollectiveOp::all_gather, Bytes(gathered * weight_bytes), dp_group);
+      // The updated parameter shards are all-gathered. With overlap_param_gather the gather runs
+      // bucket by bucket under the next step's first forward pass (Megatron-Core's param-gather
+      // overlap): it stays exposed beyond the stage's first forward, and by one bucket at least.
+      const Seconds gather = net.time(CollectiveOp::all_gather, Bytes(e.params * weight_bytes), dp_group);
+      if (par.overlap_param_gather) {
+        const double bucket = std::min(params.dp_bucket_params, e.params);
+        const Seconds first_bucket = net.time(CollectiveOp::all_gather, Bytes(bucket * weight_bytes), dp_group);
+        e.gather_exposed = max(first_bucket, gather - pipe.first_forward_end[static_cast<std::size_t>(s)]);
+      } else {
+        e.gather_exposed = gather;
+      }
     }
     e.end = e.reduce_end + e.optimizer + e.gather_exposed;
     if (e.end > ends[static_cast<std::size_t>(critical)].end) critical = s;
@@ -258,6 +278,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     } else {
       b.pp_comm_exposed += costs.pipeline_receive * m;
     }
+    if (blocking_p2p) b.pp_comm_exposed += p2p * (m * ((vs < virtual_stages - 1 ? 1.0 : 0.0) + (vs > 0 ? 1.0 : 0.0)));
   }
   const auto cs = static_cast<std::size_t>(critical);
   const Seconds idle = max(pipe.finish[cs] - pipe.busy[cs], Seconds(0.0));

@@ -1,0 +1,93 @@
+#include <nlohmann/json.hpp>
+
+#include "model/parallel.h"
+#include "simulator/report.h"
+
+namespace stepcast {
+namespace {
+
+using nlohmann::ordered_json;
+
+double r6(double v) { return round_significant(v, 6); }
+std::uint64_t bytes(Bytes b) { return static_cast<std::uint64_t>(std::llround(std::max(b.value(), 0.0))); }
+
+ordered_json memory_json(const MemoryBreakdown& m) {
+  ordered_json j;
+  j["weights"] = bytes(m.weights);
+  j["gradients"] = bytes(m.gradients);
+  j["optimizer_states"] = bytes(m.optimizer_states);
+  j["activations"] = bytes(m.activations);
+  j["buffers"] = bytes(m.buffers);
+  j["fragmentation"] = bytes(m.fragmentation);
+  j["peak"] = bytes(m.peak);
+  return j;
+}
+
+const char* recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string training_report_json(const Scenario& scenario, const TrainingPrediction& p) {
+  ordered_json j;
+  j["schema_version"] = 1;
+  j["mode"] = "training";
+  j["step_time_s"] = r6(p.step_time.value());
+  j["tokens_per_s"] = r6(p.tokens_per_s);
+  j["mfu"] = r6(p.mfu);
+  j["hfu"] = r6(p.hfu);
+  const TimeBreakdown& t = p.time;
+  ordered_json time;
+  time["compute"] = r6(t.compute.value());
+  time["recompute"] = r6(t.recompute.value());
+  time["tp_comm_exposed"] = r6(t.tp_comm_exposed.value());
+  time["cp_comm_exposed"] = r6(t.cp_comm_exposed.value());
+  time["ep_comm_exposed"] = r6(t.ep_comm_exposed.value());
+  time["pp_bubble"] = r6(t.pp_bubble.value());
+  time["pp_comm_exposed"] = r6(t.pp_comm_exposed.value());
+  time["dp_comm_exposed"] = r6(t.dp_comm_exposed.value());
+  time["optimizer"] = r6(t.optimizer.value());
+  time["offload_exposed"] = r6(t.offload_exposed.value());
+  time["other"] = r6(t.other.value());
+  j["time_breakdown_s"] = time;
+  j["memory_per_gpu_bytes"] = memory_json(p.memory);
+  j["fits"] = p.fits;
+
+  // Extras beyond the contract.
+  j["scenario"] = scenario.name;
+  j["gpus"] = scenario.parallel.world_size();
+  j["gpu"] = scenario.system.gpu.name;
+  j["gpu_memory_bytes"] = bytes(scenario.system.gpu.memory);
+  const ParallelConfig& par = scenario.parallel;
+  j["parallel"] = {{"tp", par.tp},
+                   {"pp", par.pp},
+                   {"dp", par.dp},
+                   {"cp", par.cp},
+                   {"ep", par.ep},
+                   {"vpp", par.vpp},
+                   {"sequence_parallel", par.sequence_parallel},
+                   {"zero", par.zero},
+                   {"recompute", recompute_name(par.recompute)}};
+  const TrainingWorkload& w = scenario.training();
+  j["microbatches"] = par.dp > 0 && w.micro_batch > 0 ? w.global_batch / (par.dp * w.micro_batch) : 0;
+  j["bubble_fraction"] = r6(p.bubble_fraction);
+  j["model_flops_per_step"] = r6(p.model_flops_per_step.value());
+  j["hardware_flops_per_step"] = r6(p.hardware_flops_per_step.value());
+  j["peak_stage"] = p.peak_stage;
+  ordered_json stages = ordered_json::array();
+  for (const auto& m : p.per_stage) stages.push_back(memory_json(m));
+  j["memory_per_stage_bytes"] = stages;
+  ordered_json placement = ordered_json::array();
+  for (const auto& g : p.placement) placement.push_back({{"group", g.group}, {"size", g.size}, {"description", g.description}});
+  j["placement"] = placement;
+  j["notes"] = p.notes;
+  return j.dump(2);
+}
+
+}  // namespace stepcast
