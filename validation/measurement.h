@@ -156,7 +156,7 @@ struct CollectiveResult {
 
 struct Measurement {
   std::string name;
-  int device = 0;                        // index into Provenance::devices
+  int device = 0;                        // CUDA device ordinal; one of Provenance::devices' indices
   MeasurementInputs inputs;
   Flops flops;
   Bytes bytes;                           // minimum traffic to and from device memory
@@ -185,7 +185,7 @@ struct ClockState {
 };
 
 struct DeviceInfo {
-  int index = 0;
+  int index = 0;                           // CUDA device ordinal on its host
   std::string name;
   std::optional<std::string> catalog_gpu;  // scenarios catalog key when recognised
   std::string uuid;

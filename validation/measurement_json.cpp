@@ -588,7 +588,8 @@ MeasurementInputs read_inputs(const FileReader& f, MeasurementKind kind, const j
   return result;
 }
 
-Measurement read_record(const FileReader& f, const json::Value& v, const std::string& path, int device_count) {
+Measurement read_record(const FileReader& f, const json::Value& v, const std::string& path,
+                        const std::vector<int>& device_indices) {
   ObjectReader o = f.object(v, path);
   auto p = [&](std::string_view key) { return o.path_of(key); };
   Measurement r;
@@ -601,10 +602,10 @@ Measurement read_record(const FileReader& f, const json::Value& v, const std::st
   r.name = f.string(o.required("name"), p("name"));
   const json::Value& device_value = o.required("device");
   r.device = f.small_integer(device_value, p("device"), 0);
-  if (r.device >= device_count) {
+  if (std::find(device_indices.begin(), device_indices.end(), r.device) == device_indices.end()) {
     f.fail(device_value, p("device"),
-           "device " + std::to_string(r.device) + " is not in provenance.devices (" + std::to_string(device_count) +
-               " listed)");
+           "device " + std::to_string(r.device) + " is not in provenance.devices (" +
+               std::to_string(device_indices.size()) + " listed)");
   }
   r.inputs = read_inputs(f, *kind, o.required("inputs"), p("inputs"));
   r.flops = Flops(f.non_negative(o.required("flops"), p("flops")));
@@ -784,9 +785,11 @@ Provenance read_provenance(const FileReader& f, const json::Value& v, const std:
   }
   for (std::size_t i = 0; i < devices.items().size(); ++i) {
     DeviceInfo d = read_device(f, devices.items()[i], p("devices") + "[" + std::to_string(i) + "]");
-    if (d.index != static_cast<int>(i)) {
-      f.fail(devices.items()[i], p("devices") + "[" + std::to_string(i) + "].index",
-             "devices must be listed in index order (expected " + std::to_string(i) + ")");
+    for (const DeviceInfo& earlier : pr.devices) {
+      if (earlier.index == d.index) {
+        f.fail(devices.items()[i], p("devices") + "[" + std::to_string(i) + "].index",
+               "device index " + std::to_string(d.index) + " is listed twice");
+      }
     }
     pr.devices.push_back(std::move(d));
   }
@@ -834,9 +837,10 @@ MeasurementFile parse_measurement_text(std::string_view text, const std::string&
   file.provenance = read_provenance(f, o.required("provenance"), "provenance");
   const json::Value& records = o.required("records");
   if (!records.is_array()) f.fail(records, "records", "expected an array of records");
-  const int device_count = static_cast<int>(file.provenance.devices.size());
+  std::vector<int> device_indices;
+  for (const DeviceInfo& d : file.provenance.devices) device_indices.push_back(d.index);
   for (std::size_t i = 0; i < records.items().size(); ++i) {
-    file.records.push_back(read_record(f, records.items()[i], "records[" + std::to_string(i) + "]", device_count));
+    file.records.push_back(read_record(f, records.items()[i], "records[" + std::to_string(i) + "]", device_indices));
   }
   const json::Value& skipped = o.required("skipped");
   if (!skipped.is_array()) f.fail(skipped, "skipped", "expected an array");

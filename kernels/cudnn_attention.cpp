@@ -1,0 +1,321 @@
+#include "kernels/cudnn_attention.h"
+
+#include <cudnn.h>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace stepcast::kernels {
+
+namespace {
+
+std::string cudnn_message(cudnnStatus_t status) {
+  std::string text = cudnnGetErrorString(status);
+  std::array<char, 1024> last{};
+  cudnnGetLastErrorString(last.data(), last.size());
+  if (last[0] != '\0') text += std::string(" (") + last.data() + ")";
+  return text;
+}
+
+// Graph construction failures mean "this cuDNN cannot run this graph": CudnnUnsupported.
+void check(cudnnStatus_t status, const char* call, const char* file, int line) {
+  if (status != CUDNN_STATUS_SUCCESS) {
+    throw CudnnUnsupported(std::string(file) + ":" + std::to_string(line) + ": " + call + ": cuDNN error: " +
+                           cudnn_message(status));
+  }
+}
+#define STEPCAST_CUDNN(call) check((call), #call, __FILE__, __LINE__)
+
+class Descriptor {
+ public:
+  explicit Descriptor(cudnnBackendDescriptorType_t type) { STEPCAST_CUDNN(cudnnBackendCreateDescriptor(type, &m_desc)); }
+  ~Descriptor() {
+    if (m_desc != nullptr) cudnnBackendDestroyDescriptor(m_desc);
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  Descriptor(Descriptor&& o) noexcept : m_desc(std::exchange(o.m_desc, nullptr)) {}
+  Descriptor& operator=(Descriptor&& o) noexcept {
+    std::swap(m_desc, o.m_desc);
+    return *this;
+  }
+  [[nodiscard]] cudnnBackendDescriptor_t get() const { return m_desc; }
+  // The address cuDNN wants when one descriptor is an attribute of another.
+  [[nodiscard]] const cudnnBackendDescriptor_t* ref() const { return &m_desc; }
+
+ private:
+  cudnnBackendDescriptor_t m_desc = nullptr;
+};
+
+template <class T>
+void set(const Descriptor& d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, std::int64_t count,
+         const T* value) {
+  STEPCAST_CUDNN(cudnnBackendSetAttribute(d.get(), name, type, count, value));
+}
+
+using Dims = std::array<std::int64_t, 4>;
+
+constexpr std::int64_t kUidQ = 1;
+constexpr std::int64_t kUidK = 2;
+constexpr std::int64_t kUidV = 3;
+constexpr std::int64_t kUidO = 4;
+constexpr std::int64_t kUidStats = 5;
+constexpr std::int64_t kUidScale = 6;
+constexpr std::int64_t kUidNegInf = 7;
+constexpr std::int64_t kFirstVirtualUid = 100;
+
+}  // namespace
+
+std::string cudnn_version() {
+  const std::size_t v = cudnnGetVersion();  // cuDNN 9: major * 10000 + minor * 100 + patch
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
+}
+
+struct CudnnSdpaForward::Impl {
+  cudnnHandle_t handle = nullptr;
+  // Every descriptor the graph refers to stays alive with the plan; a deque keeps references to
+  // its elements valid as it grows.
+  std::deque<Descriptor> keep;
+  std::vector<Descriptor> ops;
+  Descriptor plan{CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR};
+  std::int64_t workspace = 0;
+  std::int64_t next_uid = kFirstVirtualUid;
+  bool causal = false;
+  float scale = 1.0f;
+  float negative_infinity = std::numeric_limits<float>::lowest();
+  std::string engine;
+  // The variant pack of the last run, rebuilt only when the buffers change, so repeated runs
+  // (hot measurements) pay no host-side descriptor work.
+  std::vector<void*> pack_pointers;
+  void* pack_workspace = nullptr;
+  Descriptor pack{CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR};
+  bool pack_ready = false;
+
+  ~Impl() {
+    if (handle != nullptr) cudnnDestroy(handle);
+  }
+
+  const Descriptor& tensor(std::int64_t uid, cudnnDataType_t type, const Dims& dims, const Dims& strides, bool is_virtual,
+                           bool by_value = false) {
+    Descriptor t(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    const std::int64_t alignment = 16;
+    set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
+    set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims.data());
+    set(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides.data());
+    set(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid);
+    set(t, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
+    set(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &is_virtual);
+    if (by_value) set(t, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &by_value);
+    STEPCAST_CUDNN(cudnnBackendFinalize(t.get()));
+    keep.push_back(std::move(t));
+    return keep.back();
+  }
+
+  const Descriptor& virtual_tensor(cudnnDataType_t type, const Dims& dims, const Dims& strides) {
+    return tensor(next_uid++, type, dims, strides, true);
+  }
+
+  void pointwise(cudnnPointwiseMode_t mode, cudnnDataType_t precision, const Descriptor& x, const Descriptor* b,
+                 const Descriptor* t, const Descriptor& y, std::int64_t axis = -1) {
+    Descriptor pw(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
+    set(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &mode);
+    set(pw, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &precision);
+    if (axis >= 0) set(pw, CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &axis);
+    STEPCAST_CUDNN(cudnnBackendFinalize(pw.get()));
+    Descriptor op(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
+    set(op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, pw.ref());
+    set(op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, x.ref());
+    if (b != nullptr) set(op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, b->ref());
+    if (t != nullptr) set(op, CUDNN_ATTR_OPERATION_POINTWISE_TDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, t->ref());
+    set(op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, y.ref());
+    STEPCAST_CUDNN(cudnnBackendFinalize(op.get()));
+    keep.push_back(std::move(pw));
+    ops.push_back(std::move(op));
+  }
+
+  void reduction(cudnnReduceTensorOp_t mode, const Descriptor& x, const Descriptor& y) {
+    Descriptor r(CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
+    const cudnnDataType_t precision = CUDNN_DATA_FLOAT;
+    set(r, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &mode);
+    set(r, CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &precision);
+    STEPCAST_CUDNN(cudnnBackendFinalize(r.get()));
+    Descriptor op(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR);
+    set(op, CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, r.ref());
+    set(op, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, x.ref());
+    set(op, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, y.ref());
+    STEPCAST_CUDNN(cudnnBackendFinalize(op.get()));
+    keep.push_back(std::move(r));
+    ops.push_back(std::move(op));
+  }
+
+  void matmul(const Descriptor& a, const Descriptor& b, const Descriptor& c) {
+    Descriptor m(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
+    const cudnnDataType_t precision = CUDNN_DATA_FLOAT;
+    set(m, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &precision);
+    STEPCAST_CUDNN(cudnnBackendFinalize(m.get()));
+    Descriptor op(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
+    set(op, CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, a.ref());
+    set(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, b.ref());
+    set(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, c.ref());
+    set(op, CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, m.ref());
+    STEPCAST_CUDNN(cudnnBackendFinalize(op.get()));
+    keep.push_back(std::move(m));
+    ops.push_back(std::move(op));
+  }
+
+  void build(ElementFormat format, const AttentionShape& s) {
+    if (format != ElementFormat::bf16 && format != ElementFormat::fp16) {
+      throw CudnnUnsupported("cuDNN SDPA is built here for fp16 and bf16");
+    }
+    if (s.causal && s.seq_q != s.seq_kv) {
+      throw CudnnUnsupported("the causal mask built here is top-left aligned; it needs seq_q == seq_kv");
+    }
+    causal = s.causal;
+    scale = s.scale;
+    const cudnnDataType_t io = format == ElementFormat::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
+    const std::int64_t b = s.batch;
+    const std::int64_t h = s.heads;
+    const std::int64_t hk = s.kv_heads;
+    const std::int64_t sq = s.seq_q;
+    const std::int64_t skv = s.seq_kv;
+    const std::int64_t d = s.head_dim;
+    // BSHD storage: element (b, h, s, d) at ((b * S + s) * H + h) * D + d.
+    const Descriptor& q = tensor(kUidQ, io, {b, h, sq, d}, {sq * h * d, d, h * d, 1}, false);
+    const Descriptor& k_t = tensor(kUidK, io, {b, hk, d, skv}, {skv * hk * d, d, 1, hk * d}, false);  // K^T view
+    const Descriptor& v = tensor(kUidV, io, {b, hk, skv, d}, {skv * hk * d, d, hk * d, 1}, false);
+    const Descriptor& o = tensor(kUidO, io, {b, h, sq, d}, {sq * h * d, d, h * d, 1}, false);
+    const Descriptor& stats = tensor(kUidStats, f32, {b, h, sq, 1}, {h * sq, sq, 1, 1}, false);
+    const Descriptor& scale_t = tensor(kUidScale, f32, {1, 1, 1, 1}, {1, 1, 1, 1}, false, true);
+    const Dims score_dims = {b, h, sq, skv};
+    const Dims score_strides = {h * sq * skv, sq * skv, skv, 1};
+    const Dims row_dims = {b, h, sq, 1};
+    const Dims row_strides = {h * sq, sq, 1, 1};
+
+    const Descriptor& s_raw = virtual_tensor(f32, score_dims, score_strides);
+    matmul(q, k_t, s_raw);
+    const Descriptor* scores = &virtual_tensor(f32, score_dims, score_strides);
+    pointwise(CUDNN_POINTWISE_MUL, f32, s_raw, &scale_t, nullptr, *scores);
+    if (causal) {
+      const Descriptor& neg_inf = tensor(kUidNegInf, f32, {1, 1, 1, 1}, {1, 1, 1, 1}, false, true);
+      const Descriptor& rows = virtual_tensor(f32, score_dims, score_strides);
+      const Descriptor& cols = virtual_tensor(f32, score_dims, score_strides);
+      const Descriptor& mask = virtual_tensor(CUDNN_DATA_BOOLEAN, score_dims, score_strides);
+      const Descriptor& masked = virtual_tensor(f32, score_dims, score_strides);
+      pointwise(CUDNN_POINTWISE_GEN_INDEX, f32, *scores, nullptr, nullptr, rows, 2);
+      pointwise(CUDNN_POINTWISE_GEN_INDEX, f32, *scores, nullptr, nullptr, cols, 3);
+      pointwise(CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, rows, &cols, nullptr, mask);
+      pointwise(CUDNN_POINTWISE_BINARY_SELECT, f32, *scores, &neg_inf, &mask, masked);
+      scores = &masked;
+    }
+    const Descriptor& row_max = virtual_tensor(f32, row_dims, row_strides);
+    reduction(CUDNN_REDUCE_TENSOR_MAX, *scores, row_max);
+    const Descriptor& shifted = virtual_tensor(f32, score_dims, score_strides);
+    pointwise(CUDNN_POINTWISE_SUB, f32, *scores, &row_max, nullptr, shifted);
+    const Descriptor& exps = virtual_tensor(f32, score_dims, score_strides);
+    pointwise(CUDNN_POINTWISE_EXP, f32, shifted, nullptr, nullptr, exps);
+    const Descriptor& row_sum = virtual_tensor(f32, row_dims, row_strides);
+    reduction(CUDNN_REDUCE_TENSOR_ADD, exps, row_sum);
+    const Descriptor& log_sum = virtual_tensor(f32, row_dims, row_strides);
+    pointwise(CUDNN_POINTWISE_LOG, f32, row_sum, nullptr, nullptr, log_sum);
+    pointwise(CUDNN_POINTWISE_ADD, f32, row_max, &log_sum, nullptr, stats);
+    const Descriptor& probs = virtual_tensor(f32, score_dims, score_strides);
+    pointwise(CUDNN_POINTWISE_DIV, f32, exps, &row_sum, nullptr, probs);
+    matmul(probs, v, o);
+
+    Descriptor graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+    std::vector<cudnnBackendDescriptor_t> raw_ops;
+    for (const Descriptor& op : ops) raw_ops.push_back(op.get());
+    set(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, static_cast<std::int64_t>(raw_ops.size()),
+        raw_ops.data());
+    set(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
+    STEPCAST_CUDNN(cudnnBackendFinalize(graph.get()));
+
+    Descriptor heuristics(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+    const cudnnBackendHeurMode_t mode = CUDNN_HEUR_MODE_A;
+    set(heuristics, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, graph.ref());
+    set(heuristics, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
+    STEPCAST_CUDNN(cudnnBackendFinalize(heuristics.get()));
+    std::int64_t count = 0;
+    STEPCAST_CUDNN(cudnnBackendGetAttribute(heuristics.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                            CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr));
+    if (count == 0) throw CudnnUnsupported("cuDNN's heuristics offer no engine for this SDPA graph");
+    std::vector<Descriptor> configs;
+    std::vector<cudnnBackendDescriptor_t> raw_configs;
+    for (std::int64_t i = 0; i < count; ++i) {
+      configs.emplace_back(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+      raw_configs.push_back(configs.back().get());
+    }
+    std::int64_t returned = 0;
+    STEPCAST_CUDNN(cudnnBackendGetAttribute(heuristics.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                            CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &returned, raw_configs.data()));
+    std::string failures;
+    for (std::int64_t i = 0; i < returned; ++i) {
+      Descriptor candidate(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+      set(candidate, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
+      set(candidate, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, configs[i].ref());
+      const cudnnStatus_t status = cudnnBackendFinalize(candidate.get());
+      if (status != CUDNN_STATUS_SUCCESS) {
+        failures += " [config " + std::to_string(i) + ": " + cudnn_message(status) + "]";
+        continue;
+      }
+      std::int64_t got = 0;
+      STEPCAST_CUDNN(cudnnBackendGetAttribute(candidate.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                                              CUDNN_TYPE_INT64, 1, &got, &workspace));
+      plan = std::move(candidate);
+      engine = "cuDNN " + cudnn_version() + " heuristic mode A, engine config " + std::to_string(i) + " of " +
+               std::to_string(returned);
+      keep.push_back(std::move(graph));
+      keep.push_back(std::move(heuristics));
+      for (Descriptor& c : configs) keep.push_back(std::move(c));
+      return;
+    }
+    throw CudnnUnsupported("no cuDNN engine configuration for this SDPA graph finalized:" + failures);
+  }
+};
+
+CudnnSdpaForward::CudnnSdpaForward(ElementFormat format, const AttentionShape& shape) : m_impl(std::make_unique<Impl>()) {
+  STEPCAST_CUDNN(cudnnCreate(&m_impl->handle));
+  m_impl->build(format, shape);
+}
+
+CudnnSdpaForward::~CudnnSdpaForward() = default;
+
+std::size_t CudnnSdpaForward::workspace_bytes() const { return static_cast<std::size_t>(m_impl->workspace); }
+
+const std::string& CudnnSdpaForward::engine_description() const { return m_impl->engine; }
+
+void CudnnSdpaForward::run(cudaStream_t stream, const void* q, const void* k, const void* v, void* o, float* stats,
+                           void* workspace) const {
+  const cudnnStatus_t stream_status = cudnnSetStream(m_impl->handle, stream);
+  if (stream_status != CUDNN_STATUS_SUCCESS) {
+    throw std::runtime_error("cudnnSetStream: " + cudnn_message(stream_status));
+  }
+  std::vector<std::int64_t> uids = {kUidQ, kUidK, kUidV, kUidO, kUidStats, kUidScale};
+  std::vector<void*> pointers = {const_cast<void*>(q), const_cast<void*>(k), const_cast<void*>(v), o, stats,
+                                 &m_impl->scale};
+  if (m_impl->causal) {
+    uids.push_back(kUidNegInf);
+    pointers.push_back(&m_impl->negative_infinity);
+  }
+  if (!m_impl->pack_ready || pointers != m_impl->pack_pointers || workspace != m_impl->pack_workspace) {
+    Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+    set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, static_cast<std::int64_t>(uids.size()), uids.data());
+    set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, static_cast<std::int64_t>(pointers.size()),
+        pointers.data());
+    set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace);
+    STEPCAST_CUDNN(cudnnBackendFinalize(pack.get()));
+    m_impl->pack = std::move(pack);
+    m_impl->pack_pointers = pointers;
+    m_impl->pack_workspace = workspace;
+    m_impl->pack_ready = true;
+  }
+  const cudnnStatus_t status = cudnnBackendExecute(m_impl->handle, m_impl->plan.get(), m_impl->pack.get());
+  if (status != CUDNN_STATUS_SUCCESS) throw std::runtime_error("cudnnBackendExecute: " + cudnn_message(status));
+}
+
+}  // namespace stepcast::kernels

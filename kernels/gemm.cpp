@@ -1,0 +1,132 @@
+#include "kernels/gemm.h"
+
+#include <cstdint>
+#include <utility>
+
+#include "kernels/cuda_check.h"
+
+namespace stepcast::kernels {
+
+namespace {
+
+void check_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    throw_cuda_error("cuBLASLt", call, file, line, std::string(cublasLtGetStatusString(status)));
+  }
+}
+#define STEPCAST_CUBLAS(call) check_cublas((call), #call, __FILE__, __LINE__)
+
+cudaDataType_t cuda_type(ElementFormat f) {
+  switch (f) {
+    case ElementFormat::fp32: return CUDA_R_32F;
+    case ElementFormat::fp16: return CUDA_R_16F;
+    case ElementFormat::bf16: return CUDA_R_16BF;
+    case ElementFormat::e4m3: return CUDA_R_8F_E4M3;
+    case ElementFormat::e5m2: return CUDA_R_8F_E5M2;
+    case ElementFormat::int8: return CUDA_R_8I;
+    case ElementFormat::int32: return CUDA_R_32I;
+  }
+  return CUDA_R_32F;
+}
+
+bool is_fp8(ElementFormat f) { return f == ElementFormat::e4m3 || f == ElementFormat::e5m2; }
+
+}  // namespace
+
+std::size_t gemm_a_elements(const GemmSpec& s) { return static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.k); }
+std::size_t gemm_b_elements(const GemmSpec& s) { return static_cast<std::size_t>(s.k) * static_cast<std::size_t>(s.n); }
+std::size_t gemm_c_elements(const GemmSpec& s) { return static_cast<std::size_t>(s.m) * static_cast<std::size_t>(s.n); }
+std::int64_t gemm_lda(const GemmSpec& s) { return s.transpose_a ? s.k : s.m; }
+std::int64_t gemm_ldb(const GemmSpec& s) { return s.transpose_b ? s.n : s.k; }
+
+CublasLt::CublasLt() { STEPCAST_CUBLAS(cublasLtCreate(&m_handle)); }
+
+CublasLt::~CublasLt() {
+  if (m_handle != nullptr) cublasLtDestroy(m_handle);
+}
+
+std::string CublasLt::version() {
+  const std::size_t v = cublasLtGetVersion();  // major * 10000 + minor * 100 + patch
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
+}
+
+GemmPlan::GemmPlan(const CublasLt& lt, const GemmSpec& s, const float* scales) : m_handle(lt.get()), m_compute(s.compute) {
+  const bool fp8 = is_fp8(s.a) || is_fp8(s.b);
+  const bool int8 = s.a == ElementFormat::int8;
+  if ((fp8 || int8) && !(s.transpose_a && !s.transpose_b)) {
+    throw GemmUnsupported("cuBLASLt FP8 and INT8 GEMMs need the TN layout");
+  }
+  if (s.a == ElementFormat::e5m2 && s.b == ElementFormat::e5m2) {
+    throw GemmUnsupported("cuBLASLt has no E5M2 x E5M2 GEMM");
+  }
+  const cublasComputeType_t compute = s.compute == GemmCompute::int32  ? CUBLAS_COMPUTE_32I
+                                      : s.compute == GemmCompute::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                       : CUBLAS_COMPUTE_32F;
+  const cudaDataType_t scale_type = s.compute == GemmCompute::int32 ? CUDA_R_32I : CUDA_R_32F;
+  STEPCAST_CUBLAS(cublasLtMatmulDescCreate(&m_op, compute, scale_type));
+  const cublasOperation_t op_a = s.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_b = s.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  STEPCAST_CUBLAS(cublasLtMatmulDescSetAttribute(m_op, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
+  STEPCAST_CUBLAS(cublasLtMatmulDescSetAttribute(m_op, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
+  if (fp8) {
+    if (scales == nullptr) throw GemmUnsupported("FP8 GEMM needs device scale factors");
+    const float* a_scale = scales;
+    const float* b_scale = scales + 1;
+    STEPCAST_CUBLAS(cublasLtMatmulDescSetAttribute(m_op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof a_scale));
+    STEPCAST_CUBLAS(cublasLtMatmulDescSetAttribute(m_op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof b_scale));
+  }
+  // Stored shapes (rows x cols, column-major): A is k x m when transposed, else m x k.
+  STEPCAST_CUBLAS(cublasLtMatrixLayoutCreate(&m_a, cuda_type(s.a), s.transpose_a ? s.k : s.m, s.transpose_a ? s.m : s.k,
+                                             gemm_lda(s)));
+  STEPCAST_CUBLAS(cublasLtMatrixLayoutCreate(&m_b, cuda_type(s.b), s.transpose_b ? s.n : s.k, s.transpose_b ? s.k : s.n,
+                                             gemm_ldb(s)));
+  STEPCAST_CUBLAS(cublasLtMatrixLayoutCreate(&m_c, cuda_type(s.c), s.m, s.n, s.m));
+  if (s.batch > 1) {
+    const auto count = static_cast<std::int32_t>(s.batch);
+    const std::pair<cublasLtMatrixLayout_t, std::int64_t> layouts[] = {{m_a, static_cast<std::int64_t>(gemm_a_elements(s))},
+                                                                       {m_b, static_cast<std::int64_t>(gemm_b_elements(s))},
+                                                                       {m_c, static_cast<std::int64_t>(gemm_c_elements(s))}};
+    for (const auto& [layout, stride] : layouts) {
+      STEPCAST_CUBLAS(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count));
+      STEPCAST_CUBLAS(
+          cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
+    }
+  }
+
+  cublasLtMatmulPreference_t preference = nullptr;
+  STEPCAST_CUBLAS(cublasLtMatmulPreferenceCreate(&preference));
+  const std::uint64_t max_workspace = kGemmWorkspaceBytes;
+  STEPCAST_CUBLAS(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                       &max_workspace, sizeof max_workspace));
+  cublasLtMatmulHeuristicResult_t results[8] = {};
+  int found = 0;
+  const cublasStatus_t status =
+      cublasLtMatmulAlgoGetHeuristic(m_handle, m_op, m_a, m_b, m_c, m_c, preference, 8, results, &found);
+  cublasLtMatmulPreferenceDestroy(preference);
+  if (status != CUBLAS_STATUS_SUCCESS || found == 0) {
+    throw GemmUnsupported(std::string("cuBLASLt offers no algorithm (") + cublasLtGetStatusString(status) + ")");
+  }
+  m_algo = results[0].algo;
+  m_workspace = results[0].workspaceSize;
+  m_offered = found;
+}
+
+GemmPlan::~GemmPlan() {
+  if (m_c != nullptr) cublasLtMatrixLayoutDestroy(m_c);
+  if (m_b != nullptr) cublasLtMatrixLayoutDestroy(m_b);
+  if (m_a != nullptr) cublasLtMatrixLayoutDestroy(m_a);
+  if (m_op != nullptr) cublasLtMatmulDescDestroy(m_op);
+}
+
+void GemmPlan::run(cudaStream_t stream, const void* a, const void* b, void* c, void* workspace) const {
+  const float alpha_f = 1.0f;
+  const float beta_f = 0.0f;
+  const std::int32_t alpha_i = 1;
+  const std::int32_t beta_i = 0;
+  const void* alpha = m_compute == GemmCompute::int32 ? static_cast<const void*>(&alpha_i) : &alpha_f;
+  const void* beta = m_compute == GemmCompute::int32 ? static_cast<const void*>(&beta_i) : &beta_f;
+  STEPCAST_CUBLAS(cublasLtMatmul(m_handle, m_op, alpha, a, m_a, b, m_b, beta, c, m_c, c, m_c, &m_algo, workspace,
+                                 m_workspace, stream));
+}
+
+}  // namespace stepcast::kernels

@@ -1,0 +1,97 @@
+#pragma once
+// GEMMs through cuBLASLt, as frameworks call them (kernels/gemm.cpp).
+//
+// C (m x n) = op(A) (m x k) . op(B) (k x n), column-major, op = T (transposed) or N, with fp32
+// accumulation (int32 for INT8) and the algorithm cuBLASLt's heuristic ranks first for a 32 MiB
+// workspace (the workspace PyTorch and Transformer Engine give it on Hopper). Formats:
+//   fp32, tf32      A, B, C fp32 (tf32: CUBLAS_COMPUTE_32F_FAST_TF32)
+//   fp16, bf16      A, B, C in that format
+//   fp8             A, B E4M3 or E5M2 (not both E5M2), C bf16, per-tensor scales of 1.0 passed
+//                   through CUBLASLT_MATMUL_DESC_{A,B}_SCALE_POINTER; compute capability 8.9+
+//   int8            A, B int8, C int32, CUBLAS_COMPUTE_32I
+// FP8 and INT8 need the TN layout. A GemmPlan owns its descriptors; construction throws
+// GemmUnsupported when cuBLASLt offers no algorithm for the problem.
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/element_format.h"
+
+namespace stepcast::kernels {
+
+class GemmUnsupported : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class GemmCompute { fp32, tf32, int32 };
+
+struct GemmSpec {
+  ElementFormat a = ElementFormat::bf16;
+  ElementFormat b = ElementFormat::bf16;
+  ElementFormat c = ElementFormat::bf16;
+  GemmCompute compute = GemmCompute::fp32;
+  bool transpose_a = true;   // "TN": op(A) = A^T, A stored k x m
+  bool transpose_b = false;
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  std::int64_t batch = 1;    // strided batch: products stored back to back
+};
+
+// Elements stored per operand and batch entry (A: m x k, B: k x n, C: m x n).
+std::size_t gemm_a_elements(const GemmSpec& s);
+std::size_t gemm_b_elements(const GemmSpec& s);
+std::size_t gemm_c_elements(const GemmSpec& s);
+
+// Leading dimensions of the stored operands (column-major).
+std::int64_t gemm_lda(const GemmSpec& s);
+std::int64_t gemm_ldb(const GemmSpec& s);
+
+inline constexpr std::size_t kGemmWorkspaceBytes = 32u << 20;
+
+class CublasLt {
+ public:
+  CublasLt();
+  ~CublasLt();
+  CublasLt(const CublasLt&) = delete;
+  CublasLt& operator=(const CublasLt&) = delete;
+  [[nodiscard]] cublasLtHandle_t get() const { return m_handle; }
+  // "13.1.0" from cublasLtGetVersion().
+  [[nodiscard]] static std::string version();
+
+ private:
+  cublasLtHandle_t m_handle = nullptr;
+};
+
+class GemmPlan {
+ public:
+  // `scales` points to two device floats (A and B scale, 1.0) for FP8; ignored otherwise.
+  GemmPlan(const CublasLt& lt, const GemmSpec& spec, const float* scales = nullptr);
+  ~GemmPlan();
+  GemmPlan(const GemmPlan&) = delete;
+  GemmPlan& operator=(const GemmPlan&) = delete;
+
+  void run(cudaStream_t stream, const void* a, const void* b, void* c, void* workspace) const;
+
+  [[nodiscard]] std::size_t workspace_bytes() const { return m_workspace; }
+  [[nodiscard]] int algorithms_offered() const { return m_offered; }
+
+ private:
+  cublasLtHandle_t m_handle;
+  cublasLtMatmulDesc_t m_op = nullptr;
+  cublasLtMatrixLayout_t m_a = nullptr;
+  cublasLtMatrixLayout_t m_b = nullptr;
+  cublasLtMatrixLayout_t m_c = nullptr;
+  cublasLtMatmulAlgo_t m_algo{};
+  std::size_t m_workspace = 0;
+  int m_offered = 0;
+  GemmCompute m_compute;
+};
+
+}  // namespace stepcast::kernels

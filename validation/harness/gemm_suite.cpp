@@ -1,0 +1,168 @@
+// GEMM suite: cuBLASLt GEMMs over the grid of validation/harness_grids.h, each checked on sampled
+// output elements against a double-precision dot product of the operands as stored on the device.
+//
+// MoE grouped GEMMs run as a loop of per-expert cuBLASLt calls on one stream, which is what
+// Megatron-Core's sequential expert path does; cuBLASLt's grouped GEMM API differs across CUDA
+// versions and is not used, so a fused grouped kernel may be faster than what is measured here
+// (the record's notes say so).
+
+#include <cmath>
+#include <cstdio>
+
+#include "kernels/cuda_check.h"
+#include "kernels/memory_ops.h"
+#include "validation/harness/check_helpers.h"
+#include "validation/harness/device_data.h"
+#include "validation/harness/suites.h"
+#include "validation/harness_grids.h"
+#include "validation/measurement_records.h"
+
+namespace stepcast::harness {
+
+namespace {
+
+// Kernels this short are also measured hot (back to back), where launch gaps do not hide them.
+constexpr double kHotBelowSeconds = 20e-6;
+// Sampled outputs per checked product.
+constexpr int kCheckedRows = 4;
+constexpr int kCheckedCols = 4;
+
+// Relative tolerance per precision. Inputs are uniform in [-1, 1), so |C| ~ sqrt(k) / 3; the
+// absolute tolerance is this times that magnitude. Output rounding dominates: bf16 keeps 8
+// significant bits (2^-9 = 0.2% half-ulp), fp16 11; TF32 rounds inputs to 11 bits; FP8 inputs
+// are compared as decoded, so only fp32 accumulation and the bf16 output remain.
+double tolerance(DataType precision) {
+  switch (precision) {
+    case DataType::fp32: return 1e-4;
+    case DataType::int8: return 0.0;
+    case DataType::fp16: return 1e-2;
+    case DataType::tf32: return 1e-2;
+    default: return 2e-2;
+  }
+}
+
+kernels::GemmSpec spec_of(const GemmInputs& g) {
+  kernels::GemmSpec s;
+  s.a = *kernels::parse_element_format(g.a_type);
+  s.b = *kernels::parse_element_format(g.b_type);
+  s.c = *kernels::parse_element_format(g.c_type);
+  s.compute = g.compute_type == "tf32"    ? kernels::GemmCompute::tf32
+              : g.compute_type == "int32" ? kernels::GemmCompute::int32
+                                          : kernels::GemmCompute::fp32;
+  s.transpose_a = g.layout[0] == 'T';
+  s.transpose_b = g.layout[1] == 'T';
+  s.m = g.m;
+  s.n = g.n;
+  s.k = g.k;
+  s.batch = g.batch;
+  return s;
+}
+
+}  // namespace
+
+GemmRunner::GemmRunner(Session& session)
+    : m_session(session), m_workspace(kernels::kGemmWorkspaceBytes), m_scales(2 * sizeof(float)) {
+  kernels::fill_constant(session.stream(), m_scales.get(), kernels::ElementFormat::fp32, 2, 1.0f);
+  STEPCAST_CUDA(cudaStreamSynchronize(session.stream()));
+}
+
+void GemmRunner::measure(const GemmInputs& point, const std::string& label) {
+  Session& session = m_session;
+  const cudaStream_t stream = session.stream();
+  const std::string name = label + point_name(point);
+  if (point.precision == DataType::fp8 && session.compute_capability() < 89) {
+    session.skip("gemm", name, "FP8 GEMMs need compute capability 8.9 or newer; this GPU is " +
+                                   session.device_info().compute_capability);
+    return;
+  }
+  const kernels::GemmSpec spec = spec_of(point);
+  // `products` = groups x batch products, their operands stored back to back.
+  const std::size_t products = static_cast<std::size_t>(point.groups * point.batch);
+  const std::size_t a_one = kernels::gemm_a_elements(spec);
+  const std::size_t b_one = kernels::gemm_b_elements(spec);
+  const std::size_t c_one = kernels::gemm_c_elements(spec);
+  const std::size_t a_size = kernels::element_size(spec.a);
+  const std::size_t b_size = kernels::element_size(spec.b);
+  const std::size_t c_size = kernels::element_size(spec.c);
+  const std::size_t bytes = products * (a_one * a_size + b_one * b_size + c_one * c_size);
+  if (bytes > session.free_memory() * 8 / 10) {
+    session.skip("gemm", name, "operands need " + std::to_string(bytes >> 20) + " MiB, more than free device memory");
+    return;
+  }
+  std::unique_ptr<kernels::GemmPlan> plan;
+  try {
+    plan = std::make_unique<kernels::GemmPlan>(m_lt, spec, m_scales.as<float>());
+  } catch (const kernels::GemmUnsupported& e) {
+    session.skip("gemm", name, e.what());
+    return;
+  }
+  kernels::DeviceBuffer a(products * a_one * a_size);
+  kernels::DeviceBuffer b(products * b_one * b_size);
+  kernels::DeviceBuffer c(products * c_one * c_size);
+  const float scale = point.precision == DataType::int8 ? 8.0f : 1.0f;  // int8: integers in [-8, 8]
+  kernels::fill_uniform(stream, a.get(), spec.a, products * a_one, 1, scale);
+  kernels::fill_uniform(stream, b.get(), spec.b, products * b_one, 2, scale);
+  STEPCAST_CUDA(cudaMemsetAsync(c.get(), 0, c.bytes(), stream));
+  STEPCAST_CUDA(cudaStreamSynchronize(stream));
+  const auto groups = static_cast<std::size_t>(point.groups);
+  const auto batch = static_cast<std::size_t>(point.batch);
+  const auto work = [&] {
+    for (std::size_t g = 0; g < groups; ++g) {
+      plan->run(stream, a.as<unsigned char>() + g * batch * a_one * a_size, b.as<unsigned char>() + g * batch * b_one * b_size,
+                c.as<unsigned char>() + g * batch * c_one * c_size, m_workspace.get());
+    }
+  };
+  const TimingResult cold = session.timer().cold(work);
+
+  // Sampled C elements of the first and the last product against the stored operands.
+  Comparison cmp;
+  const double tol = tolerance(point.precision);
+  const double magnitude = std::sqrt(static_cast<double>(point.k)) / 3.0 * scale * scale;
+  const double atol = point.precision == DataType::int8 ? 0.5 : tol * magnitude;
+  const auto k = static_cast<std::size_t>(point.k);
+  const auto m = static_cast<std::size_t>(point.m);
+  const auto n = static_cast<std::size_t>(point.n);
+  for (std::size_t p : {std::size_t{0}, products - 1}) {
+    for (std::int64_t i : sample_indices(point.m, kCheckedRows)) {
+      const auto row = static_cast<std::size_t>(i);
+      const auto a_row = spec.transpose_a ? fetch(a.get(), spec.a, p * a_one + row * k, k, 1)
+                                          : fetch(a.get(), spec.a, p * a_one + row, k, m);
+      for (std::int64_t j : sample_indices(point.n, kCheckedCols)) {
+        const auto col = static_cast<std::size_t>(j);
+        const auto b_col = spec.transpose_b ? fetch(b.get(), spec.b, p * b_one + col, k, n)
+                                            : fetch(b.get(), spec.b, p * b_one + col * k, k, 1);
+        const float got = fetch(c.get(), spec.c, p * c_one + row + col * m, 1)[0];
+        cmp.add(got, dot(a_row, b_col), atol, tol);
+      }
+    }
+    if (products == 1) break;
+  }
+  const CheckInfo check = to_check(cmp, "sampled C elements against double-precision dot products of A and B", tol);
+  const auto annotate = [&](Measurement& measured) {
+    measured.name = label + measured.name;
+    measured.notes.push_back("cuBLASLt heuristic's first of " + std::to_string(plan->algorithms_offered()) +
+                             " algorithms, workspace " + std::to_string(plan->workspace_bytes()) + " B");
+    if (groups > 1) measured.notes.push_back("grouped: a loop of per-expert cuBLASLt calls on one stream");
+  };
+  Measurement measured = make_measurement(point, cold, check, session.device());
+  annotate(measured);
+  const double per_call = measured.time.median_s / static_cast<double>(groups);
+  session.record(std::move(measured));
+  if (per_call < kHotBelowSeconds) {
+    const TimingResult hot = session.timer().hot(work, per_call * static_cast<double>(groups), static_cast<int>(groups));
+    Measurement hot_measured = make_measurement(point, hot, check, session.device());
+    annotate(hot_measured);
+    session.record(std::move(hot_measured));
+  }
+}
+
+void run_gemm_suite(Session& session) {
+  std::printf("gemm\n");
+  GemmRunner runner(session);
+  for (const GemmInputs& point : gemm_grid(session.options())) {
+    if (session.out_of_time()) return;
+    runner.measure(point, "");
+  }
+}
+
+}  // namespace stepcast::harness
