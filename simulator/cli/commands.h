@@ -19,5 +19,8 @@ void add_catalog_command(CLI::App& app, CommandSet& commands);
 // `stepcast collective --system NAME --nodes N --op OP --sizes MIN:MAX [...]`
 // (collective_command.cpp).
 void add_collective_command(CLI::App& app, CommandSet& commands);
+// `stepcast predict SCENARIO [--set key.path=value ...] [--format table|json|csv] [--strict]
+// [--collectives MODEL] [--calibration PROFILE]` (predict_command.cpp).
+void add_predict_command(CLI::App& app, CommandSet& commands);
 
 }  // namespace stepcast::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   stepcast::cli::CommandSet commands;
   stepcast::cli::add_catalog_command(app, commands);
   stepcast::cli::add_collective_command(app, commands);
+  stepcast::cli::add_predict_command(app, commands);
 
   try {
     app.parse(argc, argv);

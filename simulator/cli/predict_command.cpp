@@ -1,0 +1,84 @@
+// `stepcast predict SCENARIO [--set key.path=value ...] [--format table|json|csv] [--strict]
+//                            [--collectives MODEL] [--calibration PROFILE]`
+// Loads a scenario (a file or a catalog scenario name) strictly, applies the overrides, predicts
+// it and prints the report. --strict turns "does not fit in GPU memory" into exit code 3.
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simulator/cli/commands.h"
+#include "simulator/collective_models.h"
+#include "simulator/diagnostics.h"
+#include "simulator/report.h"
+#include "simulator/scenario_loader.h"
+#include "simulator/training_predictor.h"
+
+namespace stepcast::cli {
+namespace {
+
+struct PredictOptions {
+  std::string scenario;
+  std::vector<std::string> overrides;
+  std::string format = "table";
+  std::string collectives;
+  std::string calibration;
+  bool strict = false;
+};
+
+// The cost constants for this run. Calibration profiles (issue 9) will load here; until then a
+// profile is refused rather than ignored.
+CostParameters cost_parameters(const PredictOptions& options) {
+  if (!options.calibration.empty()) {
+    throw UsageError("--calibration: calibration profiles are not supported yet (issue 9); run without it");
+  }
+  return CostParameters{};
+}
+
+void run_predict(const PredictOptions& options, std::ostream& out) {
+  const ReportFormat format = parse_report_format(options.format);
+  std::vector<Override> overrides;
+  overrides.reserve(options.overrides.size());
+  for (const auto& text : options.overrides) overrides.push_back(parse_override(text));
+  const Scenario scenario = load_scenario(options.scenario, overrides);
+  if (!scenario.is_training()) {
+    throw InputError(scenario.source + ": inference scenarios are not predicted yet; `predict` handles `training:`");
+  }
+  const CostParameters params = cost_parameters(options);
+  const std::string model_name =
+      options.collectives.empty() ? std::string(default_collective_model()) : options.collectives;
+  const auto collectives = make_collective_model(model_name, scenario.system, params);
+  TrainingPredictor predictor(params);
+  const TrainingPrediction prediction = predictor.predict(scenario, *collectives);
+  out << training_report(scenario, prediction, format);
+  out.flush();
+  if (options.strict && !prediction.fits) {
+    throw InfeasibleError(fmt::format("{}: needs {:.1f} GB per GPU on pipeline stage {}; the GPU has {:.1f} GB",
+                                      scenario.name, prediction.memory.peak.value() / 1e9, prediction.peak_stage,
+                                      scenario.system.gpu.memory.value() / 1e9));
+  }
+}
+
+}  // namespace
+
+void add_predict_command(CLI::App& app, CommandSet& commands) {
+  auto options = std::make_shared<PredictOptions>();
+  CLI::App* cmd = app.add_subcommand("predict", "Predict step time, throughput, MFU and memory per GPU of a scenario");
+  cmd->add_option("scenario", options->scenario, "Scenario file, or the name of a catalog scenario")->required();
+  cmd->add_option("--set", options->overrides, "Override a scenario key: key.path=value (repeatable)");
+  cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));
+  cmd->add_option("--collectives", options->collectives, "Collective cost model (default: " +
+                                                             std::string(default_collective_model()) + ")");
+  cmd->add_option("--calibration", options->calibration, "Calibration profile (issue 9)");
+  cmd->add_flag("--strict", options->strict, "Exit with code 3 when the scenario does not fit in GPU memory");
+  cmd->callback([options, &commands] {
+    run_predict(*options, std::cout);
+    commands.exit_code = 0;
+  });
+}
+
+}  // namespace stepcast::cli
