@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Measures, on one GPU through PyTorch eager, the kernels a Megatron-style training step spends its
+time in, and writes their achieved rates next to the figures stepcast's cost model uses
+(model/cost_parameters.h): GEMM efficiency at training shapes (burst and sustained), the bandwidth
+efficiency of the memory-bound kernels (norm, dropout, GELU, residual add, softmax, cross-entropy),
+and fused attention (flash and cuDNN backends of scaled_dot_product_attention), forward and backward.
+
+Bytes are counted the way model/layer_ops.cpp counts them (inputs read once, outputs written once),
+FLOPs as the kernel's real work (a causal attention kernel does half the s^2 term; its backward
+2.5x its forward). Timing: CUDA events, warm-up, median of repeats; inputs are random (never zeros),
+larger than L2.
+
+Usage: python3 scripts/measure_torch_kernels.py --out FILE.json [--peak-tflops 989.4]
+       [--hbm-gbps 4800] [--sustain-seconds 8]
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+def timed(fn, repeats=20, warmup=5):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeats):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / 1e3)
+    return statistics.median(times)
+
+
+def rand(*shape, dtype=torch.bfloat16, requires_grad=False):
+    return torch.randn(*shape, device="cuda", dtype=dtype, requires_grad=requires_grad)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--peak-tflops", type=float, default=989.4, help="datasheet dense bf16 peak")
+    ap.add_argument("--hbm-gbps", type=float, default=4800.0, help="datasheet HBM bandwidth")
+    ap.add_argument("--sustain-seconds", type=float, default=8.0)
+    args = ap.parse_args()
+    peak = args.peak_tflops * 1e12
+    hbm = args.hbm_gbps * 1e9
+    records = []
+
+    def record(kind, name, seconds, flops=0.0, bytes_=0.0, **extra):
+        r = dict(kind=kind, name=name, seconds=seconds, flops=flops, bytes=bytes_,
+                 tflops=flops / seconds / 1e12 if flops else None,
+                 gbps=bytes_ / seconds / 1e9 if bytes_ else None,
+                 eta_compute=flops / seconds / peak if flops else None,
+                 eta_hbm=bytes_ / seconds / hbm if bytes_ else None, **extra)
+        records.append(r)
+        tf = f"{r['tflops']:8.1f} TF/s ({100 * r['eta_compute']:5.1f}%)" if flops else " " * 24
+        bw = f"{r['gbps']:8.1f} GB/s ({100 * r['eta_hbm']:5.1f}%)" if bytes_ else ""
+        print(f"{kind:10s} {name:44s} {seconds * 1e3:9.3f} ms {tf} {bw}", flush=True)
+
+    # Ceilings: a large device copy; a large bf16 GEMM.
+    x = rand(1024 * 1024 * 1024)  # 2 GiB bf16
+    y = torch.empty_like(x)
+    record("ceiling", "copy 2 GiB (read + write)", timed(lambda: y.copy_(x), 10), bytes_=2 * x.numel() * 2)
+    del x, y
+    a = rand(8192, 8192)
+    b = rand(8192, 8192)
+    record("ceiling", "bf16 matmul 8192^3", timed(lambda: a @ b), flops=2 * 8192 ** 3)
+
+    # GEMMs at training shapes: y = x W^T (torch.nn.functional.linear), x: [T, k], W: [n, k].
+    def gemm(name, m, n, k):
+        xa = rand(m, k)
+        w = rand(n, k)
+        t = timed(lambda: F.linear(xa, w))
+        record("gemm", f"{name} m={m} n={n} k={k}", t, flops=2.0 * m * n * k, bytes_=2.0 * (m * k + n * k + m * n))
+
+    for name, m, n, k in [("1.7B qkv", 4096, 6144, 2048), ("1.7B out_proj", 4096, 2048, 2048),
+                          ("1.7B fc1", 4096, 8192, 2048), ("1.7B fc2", 4096, 2048, 8192),
+                          ("1.7B logits", 4096, 131072, 2048),
+                          ("177B/tp8 qkv", 4096, 4608, 12288), ("177B/tp8 out_proj", 4096, 12288, 1536),
+                          ("177B/tp8 fc1", 4096, 6144, 12288), ("177B/tp8 fc2", 4096, 12288, 6144),
+                          ("GPT-3 A100-shape fc1 b=8", 16384, 3072, 6144)]:
+        gemm(name, m, n, k)
+
+    # Sustained: the same GEMM back to back for a few seconds, the last second's rate.
+    xa = rand(4096, 12288)
+    w = rand(24576, 12288)
+    flops = 2.0 * 4096 * 24576 * 12288
+    burst = timed(lambda: F.linear(xa, w))
+    t0 = time.time()
+    rates = []
+    while time.time() - t0 < args.sustain_seconds:
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(20):
+            F.linear(xa, w)
+        end.record()
+        end.synchronize()
+        rates.append(20 * flops / (start.elapsed_time(end) / 1e3))
+    tail = rates[-max(1, len(rates) // 5):]
+    record("gemm", "burst fc-shaped 4096x24576x12288", burst, flops=flops)
+    record("gemm", f"sustained {args.sustain_seconds:.0f} s (last fifth)", flops / statistics.median(tail), flops=flops,
+           sustained_over_burst=statistics.median(tail) / (flops / burst))
+    del xa, w
+
+    # Memory-bound kernels on [16384, 8192] bf16 (256 MiB, well past L2).
+    T, H = 16384, 8192
+    e = 2
+    xin = rand(T, H, requires_grad=True)
+    gamma = rand(H, requires_grad=True)
+    beta = rand(H, requires_grad=True)
+    dy = rand(T, H)
+    out = F.layer_norm(xin, (H,), gamma, beta)
+    record("memory", "layer_norm forward", timed(lambda: F.layer_norm(xin, (H,), gamma, beta)), bytes_=2 * T * H * e)
+    record("memory", "layer_norm backward", timed(lambda: torch.autograd.grad(out, (xin, gamma, beta), dy, retain_graph=True)),
+           bytes_=3 * T * H * e)
+    xd = rand(T, H)
+    record("memory", "dropout p=0.1 forward (out + mask)", timed(lambda: torch.nn.functional.dropout(xd, 0.1, True)),
+           bytes_=T * H * (2 * e + 1))
+    xg = rand(T, H, requires_grad=True)
+    gout = F.gelu(xg, approximate="tanh")
+    record("memory", "gelu(tanh) forward", timed(lambda: F.gelu(xg, approximate="tanh")), bytes_=2 * T * H * e)
+    record("memory", "gelu(tanh) backward", timed(lambda: torch.autograd.grad(gout, xg, dy, retain_graph=True)),
+           bytes_=3 * T * H * e)
+    r1 = rand(T, H)
+    r2 = rand(T, H)
+    record("memory", "residual add", timed(lambda: r1 + r2), bytes_=3 * T * H * e)
+    # Unfused attention scores: softmax over [b*a, s, s].
+    sc = rand(24, 2048, 2048, requires_grad=True)
+    sm = torch.softmax(sc, dim=-1)
+    dsm = rand(24, 2048, 2048)
+    n = sc.numel()
+    record("memory", "softmax forward [24, 2048, 2048]", timed(lambda: torch.softmax(sc, dim=-1)), bytes_=2 * n * e)
+    record("memory", "softmax backward", timed(lambda: torch.autograd.grad(sm, sc, dsm, retain_graph=True)), bytes_=3 * n * e)
+    del xin, gamma, beta, dy, out, xd, xg, gout, r1, r2, sc, sm, dsm
+    # Cross-entropy in FP32 over a 131072 vocabulary.
+    logits = rand(4096, 131072, requires_grad=True)
+    labels = torch.randint(0, 131072, (4096,), device="cuda")
+    loss = F.cross_entropy(logits.float(), labels)
+    record("memory", "cross_entropy fp32 forward (4096 x 131072)", timed(lambda: F.cross_entropy(logits.float(), labels), 10),
+           bytes_=4096 * 131072 * (e + 4 + 4))
+    record("memory", "cross_entropy fp32 backward", timed(lambda: torch.autograd.grad(loss, logits, retain_graph=True), 10),
+           bytes_=4096 * 131072 * (4 + 4 + e))
+    del logits, loss
+
+    # Fused attention, causal, bf16, [b, heads, s, d].
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    for backend in (SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION):
+        for b_, h_, s_, d_ in [(1, 16, 4096, 128), (1, 32, 4096, 128), (4, 16, 2048, 128)]:
+            q = rand(b_, h_, s_, d_, requires_grad=True)
+            k = rand(b_, h_, s_, d_, requires_grad=True)
+            v = rand(b_, h_, s_, d_, requires_grad=True)
+            fwd_flops = 0.5 * 4.0 * b_ * h_ * s_ * s_ * d_
+            try:
+                with sdpa_kernel([backend]):
+                    o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                    do = rand(*o.shape)
+                    tf = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
+                    tb = timed(lambda: torch.autograd.grad(o, (q, k, v), do, retain_graph=True))
+                record("attention", f"{backend.name} fwd b={b_} h={h_} s={s_} d={d_}", tf, flops=fwd_flops)
+                record("attention", f"{backend.name} bwd b={b_} h={h_} s={s_} d={d_}", tb, flops=2.5 * fwd_flops)
+            except Exception as ex:  # a backend the build lacks
+                print(f"attention  {backend.name}: unavailable ({ex})", flush=True)
+            del q, k, v
+
+    meta = dict(device=torch.cuda.get_device_name(), torch=torch.__version__, cuda=torch.version.cuda,
+                cudnn=torch.backends.cudnn.version(), sm_count=torch.cuda.get_device_properties(0).multi_processor_count,
+                peak_tflops_datasheet=args.peak_tflops, hbm_gbps_datasheet=args.hbm_gbps,
+                argv=sys.argv, timing="CUDA events, median of repeats after warm-up; random bf16 inputs")
+    with open(args.out, "w") as f:
+        json.dump(dict(meta=meta, records=records), f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
