@@ -11,7 +11,9 @@ FLOPs as the kernel's real work (a causal attention kernel does half the s^2 ter
 larger than L2.
 
 Usage: python3 scripts/measure_torch_kernels.py --out FILE.json [--peak-tflops 989.4]
-       [--hbm-gbps 4800] [--sustain-seconds 8]
+       [--hbm-gbps 4800] [--sustain-seconds 8] [--gemm-grid]
+--gemm-grid measures only a grid of bf16 GEMM shapes (rows x columns x reduction depth) and a few
+FP8 GEMMs (torch._scaled_mm), to fit the GEMM shape terms.
 """
 import argparse
 import json
@@ -49,12 +51,14 @@ def main():
     ap.add_argument("--peak-tflops", type=float, default=989.4, help="datasheet dense bf16 peak")
     ap.add_argument("--hbm-gbps", type=float, default=4800.0, help="datasheet HBM bandwidth")
     ap.add_argument("--sustain-seconds", type=float, default=8.0)
+    ap.add_argument("--gemm-grid", action="store_true")
+    ap.add_argument("--fp8-peak-tflops", type=float, default=1978.9)
     args = ap.parse_args()
     peak = args.peak_tflops * 1e12
     hbm = args.hbm_gbps * 1e9
     records = []
 
-    def record(kind, name, seconds, flops=0.0, bytes_=0.0, **extra):
+    def record(kind, name, seconds, flops=0.0, bytes_=0.0, **extra):  # noqa: PLR0913
         r = dict(kind=kind, name=name, seconds=seconds, flops=flops, bytes=bytes_,
                  tflops=flops / seconds / 1e12 if flops else None,
                  gbps=bytes_ / seconds / 1e9 if bytes_ else None,
@@ -73,6 +77,28 @@ def main():
     a = rand(8192, 8192)
     b = rand(8192, 8192)
     record("ceiling", "bf16 matmul 8192^3", timed(lambda: a @ b), flops=2 * 8192 ** 3)
+
+    if args.gemm_grid:
+        for m in (2048, 4096, 8192, 16384):
+            for n in (2048, 4608, 8192, 12288):
+                for k in (1024, 2048, 4096, 8192, 12288):
+                    xa = rand(m, k)
+                    w = rand(n, k)
+                    record("gemm", f"grid m={m} n={n} k={k}", timed(lambda: F.linear(xa, w)), flops=2.0 * m * n * k,
+                           bytes_=2.0 * (m * k + n * k + m * n), m=m, n=n, k=k)
+        fp8 = torch.float8_e4m3fn
+        for m, n, k in ((4096, 6144, 12288), (4096, 12288, 6144), (8192, 8192, 8192), (4096, 4608, 2048)):
+            xa = rand(m, k).to(fp8)
+            w = rand(n, k).to(fp8)
+            one = torch.tensor(1.0, device="cuda")
+            try:
+                t = timed(lambda: torch._scaled_mm(xa, w.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
+                record("gemm_fp8", f"fp8 e4m3 m={m} n={n} k={k}", t, flops=2.0 * m * n * k, m=m, n=n, k=k,
+                       eta_fp8=2.0 * m * n * k / t / (args.fp8_peak_tflops * 1e12))
+            except Exception as ex:
+                print(f"gemm_fp8 unavailable ({ex})", flush=True)
+        finish(args, records)
+        return
 
     # GEMMs at training shapes: y = x W^T (torch.nn.functional.linear), x: [T, k], W: [n, k].
     def gemm(name, m, n, k):
@@ -171,6 +197,10 @@ def main():
                 print(f"attention  {backend.name}: unavailable ({ex})", flush=True)
             del q, k, v
 
+    finish(args, records)
+
+
+def finish(args, records):
     meta = dict(device=torch.cuda.get_device_name(), torch=torch.__version__, cuda=torch.version.cuda,
                 cudnn=torch.backends.cudnn.version(), sm_count=torch.cuda.get_device_properties(0).multi_processor_count,
                 peak_tflops_datasheet=args.peak_tflops, hbm_gbps_datasheet=args.hbm_gbps,
