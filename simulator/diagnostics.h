@@ -20,6 +20,10 @@ struct Diagnostic {
   std::string key_path;    // "parallel.tp"; empty for whole-file problems
   std::string message;     // what is wrong, e.g. "unknown key 'tpp'"
   std::string suggestion;  // e.g. "did you mean 'tp'?"; may be empty
+  // True for a cross-field consistency check (tp*pp*dp*cp == gpus, heads % tp, ...) made after
+  // every field was read; false for a problem with one value (type, unit, range, unknown key).
+  // A sweep uses it to tell a bad axis value from a point that is merely inconsistent.
+  bool consistency = false;
 
   // "file:line:col: error: key.path: message; suggestion"
   [[nodiscard]] std::string to_string() const;

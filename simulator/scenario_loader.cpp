@@ -559,6 +559,9 @@ std::string read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
+Scenario read_document(YAML::Node& root, DiagnosticSink& sink, const Location& start, const std::string& source_name,
+                       std::span<const Override> overrides, const Catalog& catalog);
+
 }  // namespace
 
 Override parse_override(std::string_view text) {
@@ -591,9 +594,40 @@ Scenario parse_scenario(std::string_view yaml_text, const std::string& source_na
     sink.error({source_name, 0, 0}, "", "the file is empty; " + expected_document);
     sink.throw_if_errors();
   }
+  return read_document(root, sink, sink.start_of_file(), source_name, overrides, catalog);
+}
+
+std::string apply_overrides(std::string_view yaml_text, std::span<const Override> overrides) {
+  DiagnosticSink sink("<document>");
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml_text));
+  } catch (const YAML::Exception& e) {
+    sink.error({"<document>", e.mark.line + 1, e.mark.column + 1}, "", "not valid YAML: " + e.msg);
+  }
+  for (const Override& o : overrides) apply_override(root, o, sink);
+  sink.throw_if_errors();
+  YAML::Emitter out;
+  out << root;
+  return std::string(out.c_str()) + "\n";
+}
+
+Scenario parse_scenario_node(const YAML::Node& document, const std::string& source_name,
+                             std::span<const Override> overrides, const Catalog& catalog) {
+  DiagnosticSink sink(source_name);
+  YAML::Node root = YAML::Clone(document);  // overrides must not change the caller's document
+  return read_document(root, sink, sink.location_of(document, sink.start_of_file()), source_name, overrides, catalog);
+}
+
+namespace {
+
+Scenario read_document(YAML::Node& root, DiagnosticSink& sink, const Location& start, const std::string& source_name,
+                       std::span<const Override> overrides, const Catalog& catalog) {
+  const std::string expected_document =
+      "a scenario needs schema_version: 1, model, system, and training or inference (see DESIGN.md)";
   if (!root.IsMap()) {
-    sink.error(sink.start_of_file(), "", "expected a mapping at the top level, found " + describe_node(root) + "; " +
-                                             expected_document);
+    sink.error(start, "", "expected a mapping at the top level, found " + describe_node(root) + "; " +
+                              expected_document);
     sink.throw_if_errors();
   }
   for (const Override& o : overrides) apply_override(root, o, sink);
@@ -602,7 +636,7 @@ Scenario parse_scenario(std::string_view yaml_text, const std::string& source_na
   if (source_name.rfind("<builtin>", 0) != 0) base_dir = std::filesystem::path(source_name).parent_path();
   Reader ctx{sink, catalog, base_dir};
 
-  const MapReader top(sink, root, "", sink.start_of_file(),
+  const MapReader top(sink, root, "", start,
                       {"schema_version", "name", "model", "system", "training", "inference", "parallel", "precision"});
   Scenario scenario;
   scenario.source = source_name;
@@ -688,9 +722,12 @@ Scenario parse_scenario(std::string_view yaml_text, const std::string& source_na
   state.reading_errors = sink.error_count();
   state.dp_valid = derive_data_parallel(sink, scenario, state);
   check_scenario(sink, scenario, state);
+  sink.mark_consistency_errors(state.reading_errors);
   sink.throw_if_errors();
   return scenario;
 }
+
+}  // namespace
 
 Scenario load_scenario(const std::string& name_or_path, std::span<const Override> overrides, const Catalog& catalog) {
   std::error_code ec;

@@ -16,6 +16,10 @@
 #include "model/scenario.h"
 #include "simulator/catalog.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace stepcast {
 
 // A --set key.path=value override, applied to the YAML document before it is validated, so an
@@ -36,6 +40,17 @@ Scenario load_scenario(const std::string& name_or_path, std::span<const Override
 Scenario parse_scenario(std::string_view yaml_text, const std::string& source_name,
                         std::span<const Override> overrides = {},
                         const Catalog& catalog = Catalog::builtin());
+
+// Same, from a document already parsed (e.g. a scenario written inline in a sweep file): its
+// marks give the lines and columns of diagnostics in `source_name`. `document` is not modified.
+Scenario parse_scenario_node(const YAML::Node& document, const std::string& source_name,
+                             std::span<const Override> overrides = {},
+                             const Catalog& catalog = Catalog::builtin());
+
+// The document `yaml_text` with `overrides` applied as parse_scenario() applies them, written
+// back as YAML (a sweep point as a file). Throws InputError when the text is not YAML or an
+// override cannot be applied; the result is not validated.
+std::string apply_overrides(std::string_view yaml_text, std::span<const Override> overrides);
 
 // Writes a scenario as a complete, explicit schema_version 1 document (every field, catalog
 // presets expanded) that parse_scenario() turns back into an equal Scenario.

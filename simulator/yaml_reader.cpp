@@ -87,6 +87,10 @@ bool DiagnosticSink::has_errors_under(const std::string& prefix, std::size_t lim
                      [&](const Diagnostic& d) { return is_under(d.key_path, prefix); });
 }
 
+void DiagnosticSink::mark_consistency_errors(std::size_t first) {
+  for (std::size_t i = first; i < m_diagnostics.size(); ++i) m_diagnostics[i].consistency = true;
+}
+
 std::vector<Diagnostic> DiagnosticSink::take() {
   // File order; errors attributed to overrides (line 0) first, in the order they were found.
   std::stable_sort(m_diagnostics.begin(), m_diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {

@@ -64,6 +64,9 @@ class DiagnosticSink {
   // "", anywhere).
   [[nodiscard]] bool has_errors_under(const std::string& prefix, std::size_t limit = SIZE_MAX) const;
 
+  // Marks every diagnostic after the first `first` as a consistency error (Diagnostic::consistency).
+  void mark_consistency_errors(std::size_t first);
+
   // Every diagnostic so far, in file order (errors attributed to overrides first); clears them.
   std::vector<Diagnostic> take();
   // Throws one InputError holding every diagnostic, in file order, if there is any.
