@@ -25,14 +25,15 @@ std::optional<Objective> parse_objective(std::string_view text, const ExprResolv
     error = ExprError{static_cast<int>(start) + 1, "an objective starts with 'min' or 'max', e.g. 'min step_time_s'", ""};
     return std::nullopt;
   }
-  const std::string_view rest = text.substr(word_end);
-  auto e = Expression::parse(rest, resolver, error);
+  std::size_t rest_start = word_end;
+  while (rest_start < text.size() && std::isspace(static_cast<unsigned char>(text[rest_start])) != 0) ++rest_start;
+  auto e = Expression::parse(text.substr(rest_start), resolver, error);
   if (!e) {
-    error.column += static_cast<int>(word_end);
+    error.column += static_cast<int>(rest_start);
     return std::nullopt;
   }
   if (e->type() != ExprType::number) {
-    error = ExprError{static_cast<int>(word_end) + 2, "an objective must be a number to " + std::string(word) +
+    error = ExprError{static_cast<int>(rest_start) + 1, "an objective must be a number to " + std::string(word) +
                                                             "imize, not a true/false condition", ""};
     return std::nullopt;
   }

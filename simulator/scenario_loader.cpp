@@ -612,11 +612,10 @@ std::string apply_overrides(std::string_view yaml_text, std::span<const Override
   return std::string(out.c_str()) + "\n";
 }
 
-Scenario parse_scenario_node(const YAML::Node& document, const std::string& source_name,
-                             std::span<const Override> overrides, const Catalog& catalog) {
+Scenario parse_scenario_node(const YAML::Node& document, const std::string& source_name, const Catalog& catalog) {
   DiagnosticSink sink(source_name);
-  YAML::Node root = YAML::Clone(document);  // overrides must not change the caller's document
-  return read_document(root, sink, sink.location_of(document, sink.start_of_file()), source_name, overrides, catalog);
+  YAML::Node root = document;  // a handle; reading never changes the document (no overrides)
+  return read_document(root, sink, sink.location_of(document, sink.start_of_file()), source_name, {}, catalog);
 }
 
 namespace {

@@ -42,9 +42,9 @@ Scenario parse_scenario(std::string_view yaml_text, const std::string& source_na
                         const Catalog& catalog = Catalog::builtin());
 
 // Same, from a document already parsed (e.g. a scenario written inline in a sweep file): its
-// marks give the lines and columns of diagnostics in `source_name`. `document` is not modified.
+// marks give the lines and columns of diagnostics in `source_name`. No overrides: they would have
+// to change the caller's document.
 Scenario parse_scenario_node(const YAML::Node& document, const std::string& source_name,
-                             std::span<const Override> overrides = {},
                              const Catalog& catalog = Catalog::builtin());
 
 // The document `yaml_text` with `overrides` applied as parse_scenario() applies them, written

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -455,7 +456,7 @@ SweepFile parse_sweep(std::string_view text, const std::string& source, const Ca
   YAML::Node base_root = YAML::Clone(base->node);
   sweep.base_source = base->source;
   if (base->inline_mapping) {
-    sweep.base = parse_scenario_node(base_root, source, {}, catalog);
+    sweep.base = parse_scenario_node(base->node, source, catalog);
   } else {
     sweep.base = parse_scenario(base->text, base->source, {}, catalog);
   }
@@ -496,17 +497,37 @@ SweepFile parse_sweep(std::string_view text, const std::string& source, const Ca
     } else if (!axis.values.empty()) {
       to_check = {0, axis.values.size() - 1};
     }
+    // Reading errors of each checked value; when every value fails the same way the key itself is
+    // wrong (unknown, or inside a plain value), reported once at the axis.
+    std::vector<std::vector<Diagnostic>> problems;
     for (std::size_t i : to_check) {
       const Override o{axis.key, axis.values[i]};
+      std::vector<Diagnostic> found;
       try {
         (void)parse_scenario(sweep.base_text, sweep.base_source, std::span<const Override>(&o, 1), catalog);
       } catch (const InputError& e) {
         for (const Diagnostic& d : e.diagnostics()) {
-          if (d.consistency) continue;  // an inconsistent point, not a bad value
-          const Location where = axis_is_list[a] ? sink.location_of(axis_value_nodes[a][i], axis.where) : axis.where;
-          sink.error(where, path, (d.key_path != axis.key && !d.key_path.empty() ? d.key_path + ": " : "") + d.message,
-                     d.suggestion);
+          if (!d.consistency) found.push_back(d);  // inconsistent points are skipped, not errors
         }
+      }
+      problems.push_back(std::move(found));
+    }
+    const auto same = [](const std::vector<Diagnostic>& x, const std::vector<Diagnostic>& y) {
+      if (x.size() != y.size()) return false;
+      for (std::size_t k = 0; k < x.size(); ++k) {
+        if (x[k].message != y[k].message || x[k].key_path != y[k].key_path) return false;
+      }
+      return true;
+    };
+    const bool all_alike = !problems.empty() && !problems.front().empty() &&
+                           std::all_of(problems.begin(), problems.end(), [&](const auto& p) { return same(p, problems.front()); });
+    for (std::size_t c = 0; c < problems.size(); ++c) {
+      if (all_alike && c > 0) break;
+      const std::size_t i = to_check[c];
+      const Location where = axis_is_list[a] && !all_alike ? sink.location_of(axis_value_nodes[a][i], axis.where) : axis.where;
+      for (const Diagnostic& d : problems[c]) {
+        sink.error(where, path, (d.key_path != axis.key && !d.key_path.empty() ? d.key_path + ": " : "") + d.message,
+                   d.suggestion);
       }
     }
   }
