@@ -15,9 +15,11 @@ namespace {
 
 std::string cudnn_message(cudnnStatus_t status) {
   std::string text = cudnnGetErrorString(status);
+#if CUDNN_MAJOR >= 9
   std::array<char, 1024> last{};
   cudnnGetLastErrorString(last.data(), last.size());
   if (last[0] != '\0') text += std::string(" (") + last.data() + ")";
+#endif
   return text;
 }
 
@@ -71,7 +73,11 @@ constexpr std::int64_t kFirstVirtualUid = 100;
 }  // namespace
 
 std::string cudnn_version() {
-  const std::size_t v = cudnnGetVersion();  // cuDNN 9: major * 10000 + minor * 100 + patch
+  const std::size_t v = cudnnGetVersion();
+  if (v < 90000) {  // cuDNN 8: major * 1000 + minor * 100 + patch
+    return std::to_string(v / 1000) + "." + std::to_string((v / 100) % 10) + "." + std::to_string(v % 100);
+  }
+  // cuDNN 9: major * 10000 + minor * 100 + patch
   return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
 }
 

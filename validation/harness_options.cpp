@@ -118,6 +118,9 @@ HarnessOptions parse_harness_options(std::span<const std::string> args) {
     } else if (a == "--min-samples") {
       o.stopping.min_samples = static_cast<int>(parse_integer(a, value_of(a)));
       if (o.stopping.min_samples < 1) throw HarnessUsageError("--min-samples must be >= 1");
+    } else if (a == "--max-samples") {
+      o.stopping.max_samples = static_cast<int>(parse_integer(a, value_of(a)));
+      if (o.stopping.max_samples < 1) throw HarnessUsageError("--max-samples must be >= 1");
     } else if (a == "--timeout") {
       o.stopping.timeout = units::seconds(parse_double(a, value_of(a)));
     } else if (a == "--throttle-threshold") {
@@ -170,6 +173,7 @@ options:
   --min-time S            measured time before convergence may be declared (default 0.5)
   --min-samples N         samples before convergence may be declared (default 10)
   --timeout S             wall-clock limit per point (default 15)
+  --max-samples N         stop a point after N samples (default 100000)
   --throttle-threshold X  discard samples below X times the default SM clock (default 0.75)
   --max-wall S            start no new point after S seconds; the file then says complete=false
   --no-l2-flush           do not flush L2 before cold samples

@@ -40,7 +40,7 @@ struct HarnessOptions {
   std::int64_t max_bytes = std::int64_t{1} << 30;
   std::int64_t size_factor = 2;
   std::vector<int> ranks;                 // --ranks 2,4,8 (collective group sizes); empty: 2,4,.. all
-  StoppingRule stopping;                  // --max-noise --min-time --min-samples --timeout
+  StoppingRule stopping;                  // --max-noise --min-time --min-samples --timeout --max-samples
   ThrottleRule throttle;                  // --throttle-threshold
   double max_wall_s = 0.0;                // --max-wall S: start no new point after S seconds; 0 = none
   bool l2_flush = true;                   // --no-l2-flush

@@ -17,7 +17,7 @@ HarnessOptions parse(std::vector<std::string> args) {
 
 TEST_CASE("harness options parse commands, files and the stopping rule") {
   const HarnessOptions o = parse({"gemm", "--out", "g.json", "--precisions", "bf16,fp8", "--max-noise", "1",
-                                  "--min-time", "0.25", "--timeout", "3", "--max-wall", "480"});
+                                  "--min-time", "0.25", "--timeout", "3", "--max-wall", "480", "--max-samples", "2000"});
   CHECK(o.command == "gemm");
   CHECK(o.out == "g.json");
   CHECK(o.precisions == std::vector<std::string>{"bf16", "fp8"});
@@ -25,6 +25,7 @@ TEST_CASE("harness options parse commands, files and the stopping rule") {
   CHECK(o.stopping.min_time.value() == doctest::Approx(0.25));
   CHECK(o.stopping.timeout.value() == doctest::Approx(3.0));
   CHECK(o.max_wall_s == doctest::Approx(480.0));
+  CHECK(o.stopping.max_samples == 2000);
   CHECK(default_output_path(parse({"memory"})) == "harness-memory.json");
 }
 

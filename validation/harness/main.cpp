@@ -58,7 +58,7 @@ void list_points(const HarnessOptions& o) {
     throw HarnessUsageError("--scenario needs the scenario loader; this is the bare-CUDA harness-only build");
 #endif
   }
-  if (runs(o, "selftest")) std::printf("selftest spin_kernel 0.25/1/10 ms\nselftest d2d_copy 1 GiB\n");
+  if (runs(o, "selftest")) std::printf("selftest spin_kernel 0.5/2/10 ms\nselftest d2d_copy 1 GiB\n");
   if (runs(o, "gemm")) for (const auto& p : gemm_grid(o)) print(p);
   if (runs(o, "attention")) for (const auto& p : attention_grid(o)) print(p);
   if (runs(o, "elementwise")) for (const auto& p : elementwise_grid(o)) print(p);
