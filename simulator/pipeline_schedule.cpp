@@ -116,40 +116,130 @@ void PipelineSimulator::build_order(const PipelineSpec& spec, Order& order) {
     if (!progressed) break;
   }
 
+}
+
+void PipelineSimulator::build_hold_pattern(const PipelineSpec& spec, HoldPattern& pattern) {
+  const int p = spec.stages;
+  const int v = spec.chunks;
+  const int m = spec.microbatches;
+  const int per_stage = 2 * m * v;
+  pattern.schedule = spec.schedule;
+  pattern.stages = p;
+  pattern.chunks = v;
+  pattern.microbatches = m;
+  std::vector<Pass> passes;
+  stage_orders(spec, passes);
   // Activations held: micro-batches per chunk after each forward; keep the Pareto-maximal counts.
-  order.peak_in_flight.assign(static_cast<std::size_t>(p), 0);
-  order.held_candidates.assign(static_cast<std::size_t>(p), {});
+  pattern.peak_in_flight.assign(static_cast<std::size_t>(p), 0);
+  pattern.held_candidates.assign(static_cast<std::size_t>(p), {});
   std::vector<int> held(static_cast<std::size_t>(v));
+  std::vector<int> kept;
+  const auto width = static_cast<std::size_t>(v);
   for (int s = 0; s < p; ++s) {
     std::fill(held.begin(), held.end(), 0);
     int total = 0;
-    auto& candidates = order.held_candidates[static_cast<std::size_t>(s)];
+    auto& candidates = pattern.held_candidates[static_cast<std::size_t>(s)];
     const Pass* stage_passes = passes.data() + static_cast<std::size_t>(per_stage * s);
     for (int i = 0; i < per_stage; ++i) {
       const Pass pass = stage_passes[i];
       held[static_cast<std::size_t>(pass.chunk)] += pass.backward ? -1 : 1;
       total += pass.backward ? -1 : 1;
       if (pass.backward) continue;
-      order.peak_in_flight[static_cast<std::size_t>(s)] = std::max(order.peak_in_flight[static_cast<std::size_t>(s)], total);
-      // Drop candidates this count dominates; skip it if one dominates it.
+      pattern.peak_in_flight[static_cast<std::size_t>(s)] = std::max(pattern.peak_in_flight[static_cast<std::size_t>(s)], total);
+      // A count that a candidate dominates (or equals) changes nothing; otherwise it joins the
+      // candidates and drops those it dominates.
       bool dominated = false;
-      std::vector<int> kept;
-      for (std::size_t k = 0; k + static_cast<std::size_t>(v) <= candidates.size(); k += static_cast<std::size_t>(v)) {
-        bool ge = true;
+      for (std::size_t k = 0; k + width <= candidates.size() && !dominated; k += width) {
         bool le = true;
-        for (int c = 0; c < v; ++c) {
-          const int old = candidates[k + static_cast<std::size_t>(c)];
-          ge = ge && held[static_cast<std::size_t>(c)] >= old;
-          le = le && held[static_cast<std::size_t>(c)] <= old;
-        }
-        if (le) dominated = true;
-        if (!ge || le) kept.insert(kept.end(), candidates.begin() + static_cast<long>(k), candidates.begin() + static_cast<long>(k) + v);
+        for (std::size_t c = 0; c < width; ++c) le = le && held[c] <= candidates[k + c];
+        dominated = le;
       }
-      if (!dominated) kept.insert(kept.end(), held.begin(), held.end());
+      if (dominated) continue;
+      kept.clear();
+      for (std::size_t k = 0; k + width <= candidates.size(); k += width) {
+        bool ge = true;
+        for (std::size_t c = 0; c < width; ++c) ge = ge && held[c] >= candidates[k + c];
+        if (!ge) kept.insert(kept.end(), candidates.begin() + static_cast<long>(k), candidates.begin() + static_cast<long>(k + width));
+      }
+      kept.insert(kept.end(), held.begin(), held.end());
       candidates.swap(kept);
     }
   }
 }
+
+const PipelineSimulator::HoldPattern& PipelineSimulator::hold_pattern_for(const PipelineSpec& spec) {
+  for (const HoldPattern& h : m_holds) {
+    if (h.schedule == spec.schedule && h.stages == spec.stages && h.chunks == spec.chunks &&
+        h.microbatches == spec.microbatches) {
+      return h;
+    }
+  }
+  constexpr std::size_t kCachedShapes = 64;  // small: a few counts per stage
+  if (m_holds.size() < kCachedShapes) {
+    m_holds.emplace_back();
+    build_hold_pattern(spec, m_holds.back());
+    return m_holds.back();
+  }
+  HoldPattern& slot = m_holds[m_next_hold_evict];
+  m_next_hold_evict = (m_next_hold_evict + 1) % kCachedShapes;
+  build_hold_pattern(spec, slot);
+  return slot;
+}
+
+void PipelineSimulator::fill_peak_activations(const HoldPattern& pattern, const PipelineSpec& spec,
+                                              std::vector<Bytes>& out) {
+  const int p = spec.stages;
+  const int v = spec.chunks;
+  out.resize(static_cast<std::size_t>(p));
+  for (std::size_t s = 0; s < static_cast<std::size_t>(p); ++s) {
+    double peak = 0.0;
+    const auto& candidates = pattern.held_candidates[s];
+    for (std::size_t k = 0; k + static_cast<std::size_t>(v) <= candidates.size(); k += static_cast<std::size_t>(v)) {
+      double bytes = 0.0;
+      for (int c = 0; c < v; ++c) {
+        const std::size_t vs = static_cast<std::size_t>(c * p) + s;
+        const double per_microbatch = spec.activations.empty() ? 0.0 : spec.activations[vs].value();
+        bytes += candidates[k + static_cast<std::size_t>(c)] * per_microbatch;
+      }
+      peak = std::max(peak, bytes);
+    }
+    out[s] = Bytes(peak);
+  }
+}
+
+std::span<const Bytes> PipelineSimulator::peak_activations(const PipelineSpec& spec) {
+  fill_peak_activations(hold_pattern_for(spec), spec, m_peaks);
+  return m_peaks;
+}
+
+Seconds PipelineSimulator::makespan_lower_bound(const PipelineSpec& spec) {
+  const int p = spec.stages;
+  const int v = spec.chunks;
+  const int m = spec.microbatches;
+  const std::size_t virtual_stages = static_cast<std::size_t>(p * v);
+  double f_min = spec.forward[0].value();
+  double b_min = spec.backward[0].value();
+  double busiest = 0.0;
+  for (std::size_t vs = 0; vs < virtual_stages; ++vs) {
+    f_min = std::min(f_min, spec.forward[vs].value());
+    b_min = std::min(b_min, spec.backward[vs].value());
+  }
+  for (int s = 0; s < p; ++s) {
+    double busy = 0.0;
+    for (int c = 0; c < v; ++c) {
+      const std::size_t vs = static_cast<std::size_t>(c * p + s);
+      busy += m * (spec.forward[vs].value() + spec.backward[vs].value());
+    }
+    busiest = std::max(busiest, busy);
+  }
+  double bound = busiest;
+  if (spec.schedule == PipelineSchedule::gpipe || spec.schedule == PipelineSchedule::one_f_one_b) {
+    const Seconds identical = closed_form_makespan(spec.schedule, p, v, m, Seconds(f_min * v), Seconds(b_min * v));
+    bound = std::max(bound, identical.value());
+  }
+  return Seconds(bound);
+}
+
 
 const PipelineSimulator::Order& PipelineSimulator::order_for(const PipelineSpec& spec) {
   for (const Order& o : m_orders) {
@@ -185,11 +275,9 @@ const PipelineResult& PipelineSimulator::run(const PipelineSpec& spec) {
   const std::size_t forwards = vs_count * static_cast<std::size_t>(m);
   m_end.assign(2 * forwards + 1, 0.0);
   m_duration.resize(2 * vs_count);
-  m_activation.assign(vs_count, 0.0);
   for (std::size_t i = 0; i < vs_count; ++i) {
     m_duration[2 * i] = spec.forward[i].value();
     m_duration[2 * i + 1] = spec.backward[i].value();
-    if (!spec.activations.empty()) m_activation[i] = spec.activations[i].value();
   }
   m_clock.assign(stage_count, 0.0);
   m_wait.assign(stage_count, 0.0);
@@ -252,7 +340,9 @@ const PipelineResult& PipelineSimulator::run(const PipelineSpec& spec) {
   r.finish.resize(stage_count);
   r.p2p_wait.resize(stage_count);
   r.peak_activations.resize(stage_count);
-  r.peak_in_flight = order.peak_in_flight;
+  const HoldPattern& hold = hold_pattern_for(spec);
+  r.peak_in_flight = hold.peak_in_flight;
+  fill_peak_activations(hold, spec, r.peak_activations);
   r.makespan = Seconds(0.0);
   for (std::size_t s = 0; s < stage_count; ++s) {
     // Every stage runs each of its chunks' forward and backward once per micro-batch.
@@ -264,14 +354,6 @@ const PipelineResult& PipelineSimulator::run(const PipelineSpec& spec) {
     r.busy[s] = Seconds(busy);
     r.finish[s] = Seconds(clock[s]);
     r.p2p_wait[s] = Seconds(wait[s]);
-    double peak = 0.0;
-    const auto& candidates = order.held_candidates[s];
-    for (std::size_t k = 0; k + static_cast<std::size_t>(v) <= candidates.size(); k += static_cast<std::size_t>(v)) {
-      double bytes = 0.0;
-      for (int c = 0; c < v; ++c) bytes += candidates[k + static_cast<std::size_t>(c)] * m_activation[static_cast<std::size_t>(c * p) + s];
-      peak = std::max(peak, bytes);
-    }
-    r.peak_activations[s] = Bytes(peak);
     r.makespan = max(r.makespan, r.finish[s]);
   }
   return r;

@@ -63,6 +63,19 @@ class PipelineSimulator {
   // Runs the schedule; the result stays valid until the next run.
   const PipelineResult& run(const PipelineSpec& spec);
 
+  // Each stage's peak activation bytes, exactly as run() reports them (PipelineResult::
+  // peak_activations), without simulating time: the micro-batches a stage holds depend only on
+  // its order of passes. Valid until the next call or run.
+  std::span<const Bytes> peak_activations(const PipelineSpec& spec);
+
+  // A lower bound on run(spec).makespan, in O(p v) time. The simulation is a max-plus system: every
+  // start and end is a max of sums of durations and transfers, so it can only shrink when each
+  // duration does. With every virtual stage's forward and backward lowered to the smallest among
+  // them and transfers removed, the stages are identical and GPipe/1F1B/interleaved take exactly
+  // closed_form_makespan(); that is a lower bound, and so is the busiest stage's own work. Other
+  // schedules use the busy-stage bound only. Tests check the bound against the simulation.
+  static Seconds makespan_lower_bound(const PipelineSpec& spec);
+
  private:
   // One pass in a dependency-respecting (topological) order of all stages' passes. The order
   // depends only on (schedule, p, v, m), so it is found once per shape by list scheduling and
@@ -78,6 +91,11 @@ class PipelineSimulator {
     PipelineSchedule schedule;
     int stages, chunks, microbatches;
     std::vector<Step> steps;
+  };
+  // What each stage holds, from its order of passes alone (no list scheduling, no times).
+  struct HoldPattern {
+    PipelineSchedule schedule;
+    int stages, chunks, microbatches;
     std::vector<int> peak_in_flight;  // per stage
     // Per stage, the Pareto-maximal numbers of micro-batches held per chunk ([stage][k][chunk]
     // flattened, k < candidates[stage]): the activation peak is the largest of their dot
@@ -85,14 +103,20 @@ class PipelineSimulator {
     std::vector<std::vector<int>> held_candidates;
   };
   const Order& order_for(const PipelineSpec& spec);
+  const HoldPattern& hold_pattern_for(const PipelineSpec& spec);
   void build_order(const PipelineSpec& spec, Order& order);
+  void build_hold_pattern(const PipelineSpec& spec, HoldPattern& pattern);
+  // Fills `out` (per stage) from the pattern and the spec's activation sizes.
+  static void fill_peak_activations(const HoldPattern& pattern, const PipelineSpec& spec, std::vector<Bytes>& out);
 
   PipelineResult m_result;
   std::vector<Order> m_orders;         // small cache of recently used shapes
   std::size_t m_next_evict = 0;
+  std::vector<HoldPattern> m_holds;    // small cache of recently used shapes
+  std::size_t m_next_hold_evict = 0;
+  std::vector<Bytes> m_peaks;          // peak_activations() result
   std::vector<double> m_end;           // [2 * virtual stages * m + 1]: forward ends, backward ends, zero
   std::vector<double> m_duration;      // [virtual stage * 2 + backward]
-  std::vector<double> m_activation;    // per virtual stage
   std::vector<double> m_clock, m_wait;
 };
 

@@ -214,6 +214,21 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
                                                 str(t.global_batch) + "/" + str(p.dp) + " = " +
                                                 str(t.global_batch / p.dp));
     }
+    // Megatron-LM's interleaved schedule refuses a micro-batch count that is not a multiple of pp
+    // (megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_with_interleaving:
+    // "number of microbatches is not divisible by pipeline-model-parallel-size when using
+    // interleaved schedule"); its warm-up groups pp micro-batches per model chunk.
+    const bool interleaving_ok = ok({"parallel.vpp", "parallel.pp"});
+    if (batch_ok && interleaving_ok && p.vpp > 1 && p.pp > 1 && t.global_batch % p.dp == 0 &&
+        (t.global_batch / p.dp) % t.micro_batch == 0) {
+      const int microbatches = t.global_batch / (p.dp * t.micro_batch);
+      if (microbatches % p.pp != 0) {
+        sink.error_at(product_path(sink, {"parallel.vpp", "parallel.pp", "training.micro_batch", "training.global_batch"}),
+                      "vpp > 1 (interleaved 1F1B) needs the micro-batches per step, global_batch/(dp*micro_batch) = " +
+                          str(t.global_batch) + "/(" + str(p.dp) + "*" + str(t.micro_batch) + ") = " + str(microbatches) +
+                          ", to be a multiple of pp (" + str(p.pp) + "), as Megatron-LM's interleaved schedule requires");
+      }
+    }
     if (seq_ok && p.cp > 1 && t.seq_len % (2 * p.cp) != 0) {
       sink.error_at("training.seq_len", "seq_len (" + str(t.seq_len) + ") must be divisible by 2*cp = " +
                                             str(2 * p.cp) + " (context parallelism splits it into 2*cp chunks)");

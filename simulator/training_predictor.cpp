@@ -62,8 +62,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Tr
   return predict(scenario, *collectives, options);
 }
 
-TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const CollectiveModel& net,
-                                              const TrainingPredictorOptions& options) {
+void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel& net, bool timeline) {
   assert(scenario.is_training());
   const TransformerSpec& model = scenario.model;
   const SystemSpec& system = scenario.system;
@@ -72,44 +71,50 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   const PrecisionConfig& precision = scenario.precision;
   const TrainingWorkload& training = scenario.training();
   const CostParameters& params = m_params;
+  Plan& plan = m_plan;
 
-  const int tp = std::max(par.tp, 1);
-  const int pp = std::max(par.pp, 1);
-  const int dp = std::max(par.dp, 1);
-  const int chunks = pp > 1 ? std::max(par.vpp, 1) : 1;
-  const int virtual_stages = pp * chunks;
+  plan.tp = std::max(par.tp, 1);
+  plan.pp = std::max(par.pp, 1);
+  plan.dp = std::max(par.dp, 1);
+  plan.chunks = plan.pp > 1 ? std::max(par.vpp, 1) : 1;
+  plan.virtual_stages = plan.pp * plan.chunks;
   const int micro_batch = std::max(training.micro_batch, 1);
-  const int microbatches = std::max(training.global_batch / (dp * micro_batch), 1);
-  const int gpus = par.world_size();
-
-  TrainingPrediction out;
+  plan.microbatches = std::max(training.global_batch / (plan.dp * micro_batch), 1);
+  const int tp = plan.tp;
+  const int pp = plan.pp;
+  const int dp = plan.dp;
+  const int chunks = plan.chunks;
+  const int virtual_stages = plan.virtual_stages;
 
   // --- 1. One layer, priced once -------------------------------------------------------------
-  const LayerShape shape = make_layer_shape(model, training, par, precision);
-  const GroupLayout tp_group = layout_of(ParallelDim::tp, par, system);
-  const GroupLayout dp_group = layout_of(ParallelDim::dp, par, system);
-  const GroupLayout pp_link = pipeline_neighbour_layout(par, system);
-  const double layer_params = layer_parameters_per_rank(model, tp);
-  const double weight_bytes = bytes_per_element(precision.params);
+  plan.shape = make_layer_shape(model, training, par, precision);
+  const LayerShape& shape = plan.shape;
+  plan.tp_group = layout_of(ParallelDim::tp, par, system);
+  plan.dp_group = layout_of(ParallelDim::dp, par, system);
+  plan.pp_link = pipeline_neighbour_layout(par, system);
+  plan.layer_params = layer_parameters_per_rank(model, tp);
+  plan.weight_bytes = bytes_per_element(precision.params);
+  plan.grad_bytes = bytes_per_element(precision.grads);
 
   LayerCostInputs cost_inputs;
   cost_inputs.shape = &shape;
   cost_inputs.gpu = &gpu;
   cost_inputs.params = &params;
   cost_inputs.collectives = &net;
-  cost_inputs.tp_group = tp_group;
-  cost_inputs.dp_group = dp_group;
+  cost_inputs.tp_group = plan.tp_group;
+  cost_inputs.dp_group = plan.dp_group;
   cost_inputs.recompute = par.recompute;
   cost_inputs.tp_comm_overlap = par.tp_comm_overlap;
   cost_inputs.zero = par.zero;
-  cost_inputs.layer_parameters_per_rank = layer_params;
-  cost_inputs.parameter_bytes = weight_bytes;
-  const LayerCosts costs = layer_costs(cost_inputs);
+  cost_inputs.layer_parameters_per_rank = plan.layer_params;
+  cost_inputs.parameter_bytes = plan.weight_bytes;
+  plan.costs = layer_costs(cost_inputs);
+  const LayerCosts& costs = plan.costs;
 
   const LayerActivations layer_activation = layer_activation_bytes(shape, par.recompute);
 
   // --- 2. Stages -------------------------------------------------------------------------------
-  std::vector<int> layers;
+  std::vector<int>& layers = plan.layers;
   fill_layers_per_virtual_stage(model.layers, par, layers);
   m_forward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
   m_backward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
@@ -139,37 +144,135 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   }
 
   // --- 3. Pipeline -------------------------------------------------------------------------------
-  const Bytes p2p_bytes(shape.tokens() * shape.hidden * shape.activation_bytes / tp);
-  const Seconds p2p = pp > 1 ? net.time(CollectiveOp::send_recv, p2p_bytes, pp_link) : Seconds(0.0);
+  plan.p2p_bytes = Bytes(shape.tokens() * shape.hidden * shape.activation_bytes / tp);
+  plan.p2p = pp > 1 ? net.time(CollectiveOp::send_recv, plan.p2p_bytes, plan.pp_link) : Seconds(0.0);
   // Megatron's non-interleaved schedules exchange activations with blocking send/recv pairs
   // (p2p_communication.send_forward_recv_backward waits for both transfers), so a transfer sits
   // on the sending stage's timeline too. The interleaved schedule overlaps them with compute
   // (--overlap-p2p-communication): there a transfer only delays the receiver.
-  const bool blocking_p2p = chunks == 1 && pp > 1;
-  if (blocking_p2p) {
+  plan.blocking_p2p = chunks == 1 && pp > 1;
+  if (plan.blocking_p2p) {
     for (int vs = 0; vs < virtual_stages; ++vs) {
-      if (vs < virtual_stages - 1) m_forward[static_cast<std::size_t>(vs)] += p2p;
-      if (vs > 0) m_backward[static_cast<std::size_t>(vs)] += p2p;
+      if (vs < virtual_stages - 1) m_forward[static_cast<std::size_t>(vs)] += plan.p2p;
+      if (vs > 0) m_backward[static_cast<std::size_t>(vs)] += plan.p2p;
     }
   }
-  PipelineSpec spec;
+  PipelineSpec& spec = plan.spec;
   spec.schedule = par.schedule;
   spec.stages = pp;
   spec.chunks = chunks;
-  spec.microbatches = microbatches;
+  spec.microbatches = plan.microbatches;
   spec.forward = m_forward;
   spec.backward = m_backward;
   spec.activations = m_activations;
-  spec.p2p = blocking_p2p ? Seconds(0.0) : p2p;
-  spec.record_timeline = options.timeline;
-  const PipelineResult& pipe = m_pipeline.run(spec);
+  spec.p2p = plan.blocking_p2p ? Seconds(0.0) : plan.p2p;
+  spec.record_timeline = timeline;
 
-  // --- 4. Data-parallel reduction, optimizer, parameter gather, per stage ----------------------
+  // --- Each stage's parameters (per chunk) and optimizer step ------------------------------------
   const double embedding_params = embedding_parameters(model) / tp;
   const double output_params = output_layer_parameters(model) / tp +
                                (model.tied_embeddings && pp > 1 ? embedding_parameters(model) / tp : 0.0);
-  const double grad_bytes = bytes_per_element(precision.grads);
   const Bandwidth hbm = gpu.memory_bandwidth * params.memory_bandwidth_eta;
+  const bool sharded_optimizer = par.zero >= 1 && dp > 1;
+  plan.chunk_params.assign(static_cast<std::size_t>(pp * chunks), 0.0);
+  plan.stage_params.assign(static_cast<std::size_t>(pp), 0.0);
+  plan.optimizer.assign(static_cast<std::size_t>(pp), Seconds(0.0));
+  for (int s = 0; s < pp; ++s) {
+    double& stage_params = plan.stage_params[static_cast<std::size_t>(s)];
+    for (int c = 0; c < chunks; ++c) {
+      const int vs = c * pp + s;
+      double p = layers[static_cast<std::size_t>(vs)] * plan.layer_params;
+      if (vs == 0) p += embedding_params;
+      if (vs == virtual_stages - 1) p += output_params;
+      plan.chunk_params[static_cast<std::size_t>(s * chunks + c)] = p;
+      stage_params += p;
+    }
+    const double shard = sharded_optimizer ? stage_params / dp : stage_params;
+    const double optimizer_bytes = shard * (params.adam_bytes_per_param +
+                                            (precision.loss_scaling ? params.loss_scale_bytes_per_param : 0.0)) +
+                                   stage_params * plan.grad_bytes;  // zeroing the gradient buffer
+    plan.optimizer[static_cast<std::size_t>(s)] = Bytes(optimizer_bytes) / hbm;
+  }
+}
+
+void TrainingPredictor::stage_memory(const Scenario& scenario, std::span<const Bytes> peak_activations,
+                                     std::vector<MemoryBreakdown>& per_stage, int& peak_stage) const {
+  const ParallelConfig& par = scenario.parallel;
+  const CostParameters& params = m_params;
+  const Plan& plan = m_plan;
+  int communicators = 0;
+  for (int size : {plan.tp, plan.pp, plan.dp, par.cp}) communicators += size > 1 ? 1 : 0;
+  const Bytes buffers_common(params.cuda_context_bytes + params.cublas_workspace_bytes +
+                             params.nccl_buffer_bytes_per_communicator * communicators +
+                             (plan.pp > 1 ? 4.0 * plan.p2p_bytes.value() : 0.0) +
+                             (par.zero >= 3 ? 2.0 * plan.layer_params * plan.weight_bytes : 0.0));
+  per_stage.resize(static_cast<std::size_t>(plan.pp));
+  peak_stage = 0;
+  for (int s = 0; s < plan.pp; ++s) {
+    MemoryBreakdown& mem = per_stage[static_cast<std::size_t>(s)];
+    const ModelStateBytes states =
+        model_state_bytes(plan.stage_params[static_cast<std::size_t>(s)], scenario.precision, par.zero, plan.dp);
+    mem.weights = states.weights;
+    mem.gradients = states.gradients;
+    mem.optimizer_states = states.optimizer_states;
+    mem.activations = peak_activations[static_cast<std::size_t>(s)];
+    if (par.recompute == Recompute::full) mem.activations += recompute_working_set_bytes(plan.shape);
+    mem.kv_cache = Bytes(0.0);
+    mem.buffers = buffers_common;
+    mem.fragmentation = mem.activations * params.allocator_fragmentation;
+    mem.peak = mem.weights + mem.gradients + mem.optimizer_states + mem.activations + mem.buffers + mem.fragmentation;
+    if (mem.peak > per_stage[static_cast<std::size_t>(peak_stage)].peak) peak_stage = s;
+  }
+}
+
+TrainingScreen TrainingPredictor::screen(const Scenario& scenario, const CollectiveModel& collectives) {
+  prepare(scenario, collectives, false);
+  stage_memory(scenario, m_pipeline.peak_activations(m_plan.spec), m_screen_stages, m_screen_peak_stage);
+  TrainingScreen out;
+  out.memory = m_screen_stages[static_cast<std::size_t>(m_screen_peak_stage)];
+  out.peak_stage = m_screen_peak_stage;
+  out.fits = out.memory.peak <= scenario.system.gpu.memory;
+  // predict(): step = max over stages of (reduce_end + optimizer + gather) + overhead, where
+  // reduce_end >= the stage's pipeline finish and the gather >= 0; so the step is at least the
+  // makespan plus the smallest optimizer step plus the overhead. The margin keeps the bound below
+  // the simulated value when both are equal up to rounding.
+  Seconds optimizer = m_plan.optimizer.front();
+  for (const Seconds t : m_plan.optimizer) optimizer = min(optimizer, t);
+  const Seconds bound = PipelineSimulator::makespan_lower_bound(m_plan.spec) + optimizer + Seconds(m_params.step_overhead_s);
+  out.step_time_lower_bound = bound * (1.0 - kLowerBoundMargin);
+  return out;
+}
+
+TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const CollectiveModel& net,
+                                              const TrainingPredictorOptions& options) {
+  prepare(scenario, net, options.timeline);
+  const TransformerSpec& model = scenario.model;
+  const SystemSpec& system = scenario.system;
+  const GpuSpec& gpu = system.gpu;
+  const ParallelConfig& par = scenario.parallel;
+  const PrecisionConfig& precision = scenario.precision;
+  const TrainingWorkload& training = scenario.training();
+  const CostParameters& params = m_params;
+  const Plan& plan = m_plan;
+  const int tp = plan.tp;
+  const int pp = plan.pp;
+  const int dp = plan.dp;
+  const int chunks = plan.chunks;
+  const int virtual_stages = plan.virtual_stages;
+  const int microbatches = plan.microbatches;
+  const int gpus = par.world_size();
+  const LayerCosts& costs = plan.costs;
+  const std::vector<int>& layers = plan.layers;
+  const GroupLayout& dp_group = plan.dp_group;
+  const double grad_bytes = plan.grad_bytes;
+  const double weight_bytes = plan.weight_bytes;
+  const Seconds p2p = plan.p2p;
+  const bool blocking_p2p = plan.blocking_p2p;
+
+  TrainingPrediction out;
+  const PipelineResult& pipe = m_pipeline.run(plan.spec);
+
+  // --- 4. Data-parallel reduction, optimizer, parameter gather, per stage ----------------------
   const bool sharded_optimizer = par.zero >= 1 && dp > 1;
 
   // Tied embeddings across a pipeline: first and last stage all-reduce the embedding gradient.
@@ -192,17 +295,9 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   for (int s = 0; s < pp; ++s) {
     StageEnd& e = ends[static_cast<std::size_t>(s)];
     const Seconds finish = pipe.finish[static_cast<std::size_t>(s)];
-    // Parameters of each chunk of this stage.
-    double chunk_params[64] = {};
+    const double* chunk_params = plan.chunk_params.data() + static_cast<std::size_t>(s * chunks);
     const int stage_chunks = std::min(chunks, 64);
-    for (int c = 0; c < stage_chunks; ++c) {
-      const int vs = c * pp + s;
-      double p = layers[static_cast<std::size_t>(vs)] * layer_params;
-      if (vs == 0) p += embedding_params;
-      if (vs == virtual_stages - 1) p += output_params;
-      chunk_params[c] = p;
-      e.params += p;
-    }
+    e.params = plan.stage_params[static_cast<std::size_t>(s)];
     Seconds reduce_end = finish;
     if (dp > 1) {
       const CollectiveOp op = par.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
@@ -231,11 +326,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     }
     if (s == 0 || s == pp - 1) reduce_end += embedding_sync;
     e.reduce_end = reduce_end;
-    const double shard = sharded_optimizer ? e.params / dp : e.params;
-    const double optimizer_bytes = shard * (params.adam_bytes_per_param +
-                                            (precision.loss_scaling ? params.loss_scale_bytes_per_param : 0.0)) +
-                                   e.params * grad_bytes;  // zeroing the gradient buffer
-    e.optimizer = Bytes(optimizer_bytes) / hbm;
+    e.optimizer = plan.optimizer[static_cast<std::size_t>(s)];
     if (sharded_optimizer && par.zero <= 2) {
       // The updated parameter shards are all-gathered. With overlap_param_gather the gather runs
       // bucket by bucket under the next step's first forward pass (Megatron-Core's param-gather
@@ -302,26 +393,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   out.bubble_fraction = b.pp_bubble / out.step_time;
 
   // --- Memory per stage ------------------------------------------------------------------------
-  int communicators = 0;
-  for (int size : {tp, pp, dp, par.cp}) communicators += size > 1 ? 1 : 0;
-  const Bytes buffers_common(params.cuda_context_bytes + params.cublas_workspace_bytes +
-                             params.nccl_buffer_bytes_per_communicator * communicators +
-                             (pp > 1 ? 4.0 * p2p_bytes.value() : 0.0) +
-                             (par.zero >= 3 ? 2.0 * layer_params * weight_bytes : 0.0));
-  out.per_stage.resize(static_cast<std::size_t>(pp));
-  for (int s = 0; s < pp; ++s) {
-    MemoryBreakdown& mem = out.per_stage[static_cast<std::size_t>(s)];
-    const ModelStateBytes states = model_state_bytes(ends[static_cast<std::size_t>(s)].params, precision, par.zero, dp);
-    mem.weights = states.weights;
-    mem.gradients = states.gradients;
-    mem.optimizer_states = states.optimizer_states;
-    mem.activations = pipe.peak_activations[static_cast<std::size_t>(s)];
-    if (par.recompute == Recompute::full) mem.activations += recompute_working_set_bytes(shape);
-    mem.buffers = buffers_common;
-    mem.fragmentation = mem.activations * params.allocator_fragmentation;
-    mem.peak = mem.weights + mem.gradients + mem.optimizer_states + mem.activations + mem.buffers + mem.fragmentation;
-    if (mem.peak > out.per_stage[static_cast<std::size_t>(out.peak_stage)].peak) out.peak_stage = s;
-  }
+  stage_memory(scenario, pipe.peak_activations, out.per_stage, out.peak_stage);
   out.memory = out.per_stage[static_cast<std::size_t>(out.peak_stage)];
   out.fits = out.memory.peak <= gpu.memory;
 
@@ -333,7 +405,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     place("tp", tp, ParallelDim::tp);
     place("cp", par.cp, ParallelDim::cp);
     place("dp", dp, ParallelDim::dp);
-    if (pp > 1) out.placement.push_back({"pp", pp, "neighbouring stages " + describe(pp_link, system)});
+    if (pp > 1) out.placement.push_back({"pp", pp, "neighbouring stages " + describe(plan.pp_link, system)});
   }
   if (par.schedule == PipelineSchedule::zb_h1 || par.schedule == PipelineSchedule::zb_h2 ||
       par.schedule == PipelineSchedule::dualpipe) {

@@ -29,11 +29,23 @@
 
 #include "model/collective.h"
 #include "model/cost_parameters.h"
+#include "model/layer_shape.h"
 #include "model/prediction.h"
 #include "model/scenario.h"
+#include "simulator/layer_costs.h"
 #include "simulator/pipeline_schedule.h"
 
 namespace stepcast {
+
+// What a search needs before deciding whether to simulate a layout: the exact memory (as
+// predict() reports it) and a lower bound on the step time, found without the pipeline schedule's
+// event simulation (simulator/pipeline_schedule.h, makespan_lower_bound).
+struct TrainingScreen {
+  MemoryBreakdown memory;          // the peak stage, equal to TrainingPrediction::memory
+  int peak_stage = 0;
+  bool fits = true;                // equal to TrainingPrediction::fits
+  Seconds step_time_lower_bound;   // <= TrainingPrediction::step_time
+};
 
 struct TrainingPredictorOptions {
   bool timeline = false;            // fill TrainingPrediction::timeline (the pipeline Gantt chart)
@@ -50,14 +62,49 @@ class TrainingPredictor {
   // Same, with the default collective model built for the scenario's system.
   TrainingPrediction predict(const Scenario& scenario, const TrainingPredictorOptions& options = {});
 
+  // Memory and a step-time lower bound without simulating the pipeline: a few microseconds where
+  // predict() takes tens. Shares every computation it makes with predict().
+  TrainingScreen screen(const Scenario& scenario, const CollectiveModel& collectives);
+
   [[nodiscard]] const CostParameters& parameters() const { return m_params; }
 
+  // Relative margin by which screen() lowers its bound, so that rounding never lifts the bound
+  // above a step time it equals mathematically.
+  static constexpr double kLowerBoundMargin = 1e-9;
+
  private:
+  // The step as far as it is known before the pipeline runs (sections 1-3 of the file comment,
+  // and each stage's parameters and optimizer time): shared by predict() and screen().
+  struct Plan {
+    int tp = 1, pp = 1, dp = 1, chunks = 1, virtual_stages = 1, microbatches = 1;
+    LayerShape shape;
+    LayerCosts costs;
+    GroupLayout tp_group, dp_group, pp_link;
+    double layer_params = 0.0;   // per TP rank, one layer
+    double weight_bytes = 0.0;   // per parameter
+    double grad_bytes = 0.0;
+    Bytes p2p_bytes;             // one activation transfer between stages
+    Seconds p2p;
+    bool blocking_p2p = false;
+    std::vector<int> layers;             // per virtual stage
+    std::vector<double> chunk_params;    // [stage * chunks + chunk]
+    std::vector<double> stage_params;    // per stage
+    std::vector<Seconds> optimizer;      // per stage: the optimizer step
+    PipelineSpec spec;                   // spans into m_forward, m_backward, m_activations
+  };
+  void prepare(const Scenario& scenario, const CollectiveModel& collectives, bool timeline);
+  // Memory of each stage given its peak activations (from the simulation or its hold pattern).
+  void stage_memory(const Scenario& scenario, std::span<const Bytes> peak_activations,
+                    std::vector<MemoryBreakdown>& per_stage, int& peak_stage) const;
+
   CostParameters m_params;
   PipelineSimulator m_pipeline;
   std::vector<Seconds> m_forward;
   std::vector<Seconds> m_backward;
   std::vector<Bytes> m_activations;
+  Plan m_plan;
+  std::vector<MemoryBreakdown> m_screen_stages;
+  int m_screen_peak_stage = 0;
 };
 
 // One-shot convenience: a fresh predictor with default constants.
