@@ -236,6 +236,18 @@ std::vector<int> collective_group_sizes(const HarnessOptions& options, int avail
   return sizes;
 }
 
+CollectiveCounts collective_counts(CollectiveOp op, std::int64_t size_bytes, int ranks) {
+  const auto total = static_cast<std::size_t>(size_bytes) / sizeof(float);
+  const std::size_t chunk = total / static_cast<std::size_t>(ranks);
+  const std::size_t whole = chunk * static_cast<std::size_t>(ranks);
+  switch (op) {
+    case CollectiveOp::all_gather: return {chunk, whole, chunk};
+    case CollectiveOp::reduce_scatter: return {whole, chunk, chunk};
+    case CollectiveOp::all_to_all: return {whole, whole, chunk};
+    default: return {total, total, total};
+  }
+}
+
 std::string point_name(const MeasurementInputs& inputs) {
   std::ostringstream s;
   if (const auto* g = std::get_if<GemmInputs>(&inputs)) {

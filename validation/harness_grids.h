@@ -33,6 +33,18 @@ std::vector<CollectiveOp> collective_ops(const HarnessOptions& options);
 // --ranks when given (those that fit); else 2, 4, 8, ... below `available`, and `available`.
 std::vector<int> collective_group_sizes(const HarnessOptions& options, int available);
 
+// Elements per rank for a collective of `size_bytes` (nccl-tests' size convention, fp32 data):
+// the send buffer, the output, and nccl-tests' per-rank "count" where the op splits the buffer
+// (all-gather: each rank's contribution; reduce-scatter: each rank's result; all-to-all: each
+// peer's chunk). chunk == 0 means the size cannot give every rank one element (nccl-tests prints
+// such rows with count 0); sizes that do not divide evenly are rounded down to a multiple of ranks.
+struct CollectiveCounts {
+  std::size_t send = 0;
+  std::size_t recv = 0;
+  std::size_t chunk = 0;
+};
+CollectiveCounts collective_counts(CollectiveOp op, std::int64_t size_bytes, int ranks);
+
 // GemmInputs for `precision` with the operand formats the harness uses for it.
 GemmInputs gemm_point(DataType precision, const std::string& layout, std::int64_t m, std::int64_t n, std::int64_t k,
                       const std::string& role = "", std::int64_t groups = 1);

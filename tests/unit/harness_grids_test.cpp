@@ -91,3 +91,26 @@ TEST_CASE("point names say what was measured") {
   CHECK(point_name(f) == "gemm fp8 e4m3xe5m2 TN m=8 n=8 k=8");
   CHECK(point_name(ElementwiseInputs{"gelu", DataType::bf16, 2, 3}) == "gelu bf16 2x3");
 }
+
+TEST_CASE("collective sizes follow nccl-tests: each op's buffers and per-rank count") {
+  // 1 MiB of fp32 over 8 ranks = 262144 elements, 32768 per rank.
+  const auto ar = collective_counts(CollectiveOp::all_reduce, 1 << 20, 8);
+  CHECK(ar.send == 262144);
+  CHECK(ar.recv == 262144);
+  // all-gather: the size is the gathered output; each rank sends its 1/8.
+  const auto ag = collective_counts(CollectiveOp::all_gather, 1 << 20, 8);
+  CHECK(ag.send == 32768);
+  CHECK(ag.recv == 262144);
+  CHECK(ag.chunk == 32768);
+  // reduce-scatter: the size is the whole input; each rank keeps 1/8.
+  const auto rs = collective_counts(CollectiveOp::reduce_scatter, 1 << 20, 8);
+  CHECK(rs.send == 262144);
+  CHECK(rs.recv == 32768);
+  // all-to-all: the size is the per-rank send buffer, one chunk per peer.
+  const auto a2a = collective_counts(CollectiveOp::all_to_all, 1 << 20, 8);
+  CHECK(a2a.send == 262144);
+  CHECK(a2a.chunk == 32768);
+  // 8 bytes cannot give 8 ranks an fp32 element each; 6 ranks round 1 MiB down to a multiple.
+  CHECK(collective_counts(CollectiveOp::all_gather, 8, 8).chunk == 0);
+  CHECK(collective_counts(CollectiveOp::all_gather, 1 << 20, 6).recv == 262140);
+}

@@ -72,24 +72,7 @@ struct LocalRank {
   kernels::DeviceBuffer mismatches;
 };
 
-struct Counts {
-  std::size_t send = 0;   // elements in the send buffer
-  std::size_t recv = 0;   // elements in the output
-  std::size_t chunk = 0;  // nccl-tests' per-rank count where the op splits the buffer
-};
-
-// Per-rank element counts for a size in nccl-tests' convention; chunk 0 means the size is too
-// small to give every rank an element.
-Counts counts_for(CollectiveOp op, std::size_t size_bytes, int ranks) {
-  const std::size_t total = size_bytes / sizeof(float);
-  const std::size_t chunk = total / static_cast<std::size_t>(ranks);
-  switch (op) {
-    case CollectiveOp::all_gather: return {chunk, chunk * ranks, chunk};
-    case CollectiveOp::reduce_scatter: return {chunk * ranks, chunk, chunk};
-    case CollectiveOp::all_to_all: return {chunk * ranks, chunk * ranks, chunk};
-    default: return {total, total, total};
-  }
-}
+using Counts = CollectiveCounts;
 
 kernels::CollectiveExpectation expectation(CollectiveOp op) {
   switch (op) {
@@ -304,7 +287,7 @@ void run_collectives_suite(Session& session, const MpiWorld& world) {
     for (CollectiveOp op : collective_ops(options)) {
       for (std::int64_t size : sizes) {
         if (session.out_of_time()) break;
-        const Counts c = counts_for(op, static_cast<std::size_t>(size), g);
+        const Counts c = collective_counts(op, size, g);
         if (c.chunk == 0) continue;  // too small to give each rank one element, as nccl-tests prints 0
         CollectiveInputs in;
         in.op = op;
