@@ -1,0 +1,252 @@
+// The kernel fit (validation/kernel_fit.h) recovers known constants from synthetic measurements
+// made with model/op_time.h itself plus multiplicative noise, and the solvers it rests on
+// (validation/least_squares.h) solve problems with known answers.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+
+#include "model/op_time.h"
+#include "validation/kernel_fit.h"
+#include "validation/least_squares.h"
+
+using namespace stepcast;
+
+namespace {
+
+// H100 SXM datasheet figures (published_runs.yaml `hardware` row h100_sxm5_80gb).
+GpuSpec h100() {
+  GpuSpec g;
+  g.name = "h100-sxm-80gb";
+  g.architecture = GpuArchitecture::hopper;
+  g.dense_peak[index_of(DataType::bf16)] = units::teraflops(989.4);
+  g.dense_peak[index_of(DataType::fp16)] = units::teraflops(989.4);
+  g.dense_peak[index_of(DataType::tf32)] = units::teraflops(494.7);
+  g.dense_peak[index_of(DataType::fp8)] = units::teraflops(1978.9);
+  g.memory_bandwidth = units::gigabytes_per_second(3350);
+  g.sm_count = 132;
+  return g;
+}
+
+KernelPoint memory_point(double bytes, const char* component) {
+  KernelPoint p;
+  p.component = component;
+  p.label = std::string(component) + " " + std::to_string(bytes);
+  p.op.kind = OpKind::memory_bound;
+  p.op.bytes = Bytes(bytes);
+  p.shape = {{"bytes", bytes}};
+  return p;
+}
+
+KernelPoint flash_point(bool forward, double seq) {
+  KernelPoint p;
+  p.component = forward ? "attention.forward" : "attention.backward";
+  p.label = p.component + " s=" + std::to_string(seq);
+  p.op.kind = forward ? OpKind::flash_forward : OpKind::flash_backward;
+  p.op.dtype = DataType::bf16;
+  // batch 4, 32 heads, d = 128, causal: 4 d pairs FLOPs per pair forward, 2.5x backward.
+  const double pairs = seq * (seq + 1) / 2.0 * 4 * 32;
+  p.op.flops = Flops(4.0 * 128 * pairs * (forward ? 1.0 : 2.5));
+  p.op.bytes = Bytes(4.0 * 4 * seq * 32 * 128 * 2.0);
+  return p;
+}
+
+// Times the model predicts under `truth`, times exp(noise).
+std::vector<KernelPoint> measured(std::vector<KernelPoint> points, const GpuSpec& gpu, const CostParameters& truth,
+                                  double noise, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal(0.0, noise);
+  for (auto& p : points) p.measured_s = predict_kernel(p, gpu, truth) * std::exp(normal(rng));
+  return points;
+}
+
+std::vector<KernelPoint> transformer_gemms(DataType precision, double element_bytes) {
+  std::vector<KernelPoint> out;
+  for (double tokens : {512.0, 1024.0, 2048.0, 4096.0, 8192.0}) {
+    for (auto [n, k] : {std::pair{4096.0, 4096.0}, {12288.0, 4096.0}, {4096.0, 16384.0}, {1536.0, 8192.0}}) {
+      out.push_back(gemm_point(precision, tokens, n, k, 1.0, 0.0, element_bytes, "gemm"));
+    }
+  }
+  return out;
+}
+
+double relative(double got, double want) { return std::fabs(got / want - 1.0); }
+
+}  // namespace
+
+TEST_CASE("nnls solves a problem whose unconstrained optimum is negative in one coordinate") {
+  // min ||A x - b|| with A = I (3x3) and b = (1, -2, 3): the non-negative optimum is (1, 0, 3).
+  const Eigen::MatrixXd a = Eigen::MatrixXd::Identity(3, 3);
+  Eigen::VectorXd b(3);
+  b << 1.0, -2.0, 3.0;
+  const NnlsResult r = nnls(a, b);
+  CHECK(r.converged);
+  CHECK(r.x[0] == doctest::Approx(1.0));
+  CHECK(r.x[1] == doctest::Approx(0.0));
+  CHECK(r.x[2] == doctest::Approx(3.0));
+}
+
+TEST_CASE("nnls matches ordinary least squares when the optimum is positive") {
+  // y = 2 x + 0.5 sampled exactly at x = 1..5.
+  Eigen::MatrixXd a(5, 2);
+  Eigen::VectorXd b(5);
+  for (int i = 0; i < 5; ++i) {
+    a(i, 0) = i + 1.0;
+    a(i, 1) = 1.0;
+    b[i] = 2.0 * (i + 1.0) + 0.5;
+  }
+  const NnlsResult r = nnls(a, b);
+  CHECK(r.x[0] == doctest::Approx(2.0));
+  CHECK(r.x[1] == doctest::Approx(0.5));
+  CHECK(r.residual_norm == doctest::Approx(0.0).epsilon(1e-9));
+}
+
+TEST_CASE("levenberg_marquardt fits an exponential decay and the prior holds an unidentified parameter") {
+  // y = a exp(-k t) with a = 3, k = 0.7, exact samples; c has no effect on y: the prior keeps it at 5.
+  LmProblem p;
+  p.residuals = [](const Eigen::VectorXd& x) {
+    Eigen::VectorXd r(8);
+    for (int i = 0; i < 8; ++i) {
+      const double t = 0.5 * i;
+      r[i] = x[0] * std::exp(-x[1] * t) - 3.0 * std::exp(-0.7 * t);
+    }
+    return r;
+  };
+  p.start = Eigen::Vector3d(1.0, 0.2, 5.0);
+  p.prior = p.start;
+  p.prior_sd = Eigen::Vector3d(1e6, 1e6, 1.0);
+  p.step = 1e-6;
+  const LmResult r = levenberg_marquardt(p);
+  CHECK(r.x[0] == doctest::Approx(3.0).epsilon(1e-4));
+  CHECK(r.x[1] == doctest::Approx(0.7).epsilon(1e-4));
+  CHECK(r.x[2] == doctest::Approx(5.0));
+}
+
+TEST_CASE("efficiency_constant names the constant op_time reads for each kind, precision and architecture") {
+  Op gemm;
+  gemm.kind = OpKind::gemm;
+  gemm.dtype = DataType::bf16;
+  CHECK(efficiency_constant(gemm, GpuArchitecture::hopper) == "gemm.eta.hopper_16bit");
+  CHECK(efficiency_constant(gemm, GpuArchitecture::ampere) == "gemm.eta.ampere_16bit");
+  gemm.dtype = DataType::fp16;
+  CHECK(efficiency_constant(gemm, GpuArchitecture::blackwell) == "gemm.eta.blackwell_16bit");
+  gemm.dtype = DataType::fp8;
+  CHECK(efficiency_constant(gemm, GpuArchitecture::hopper) == "gemm.eta.fp8");
+  gemm.dtype = DataType::tf32;
+  CHECK(efficiency_constant(gemm, GpuArchitecture::hopper) == "gemm.eta.tf32");
+  Op flash;
+  flash.kind = OpKind::flash_backward;
+  CHECK(efficiency_constant(flash, GpuArchitecture::ampere) == "flash.bwd_eta.ampere");
+  flash.kind = OpKind::flash_forward;
+  CHECK(efficiency_constant(flash, GpuArchitecture::hopper) == "flash.fwd_eta.hopper");
+  Op mem;
+  CHECK(efficiency_constant(mem, GpuArchitecture::hopper) == "memory.bandwidth_eta");
+}
+
+TEST_CASE("the kernel fit recovers GEMM, attention and memory efficiencies and the kernel gap from 2% noisy data") {
+  const GpuSpec gpu = h100();
+  CostParameters truth;
+  truth.gemm_eta_hopper_16bit = 0.72;
+  truth.gemm_eta_fp8 = 0.63;
+  truth.flash_fwd_eta_hopper = 0.52;
+  truth.flash_bwd_eta_hopper = 0.39;
+  truth.memory_bandwidth_eta = 0.81;
+  truth.kernel_gap_s = 5.5e-6;
+  std::vector<KernelPoint> points = transformer_gemms(DataType::bf16, 2.0);
+  for (auto& p : transformer_gemms(DataType::fp8, 1.0)) points.push_back(p);
+  for (double seq : {1024.0, 2048.0, 4096.0, 8192.0}) {
+    points.push_back(flash_point(true, seq));
+    points.push_back(flash_point(false, seq));
+  }
+  for (double mb : {1.0, 4.0, 16.0, 64.0, 256.0, 1024.0}) points.push_back(memory_point(mb * 1e6, "elementwise"));
+  points = measured(points, gpu, truth, 0.02, 7);
+
+  const KernelFit fit = fit_kernels(points, gpu, CostParameters{});
+  // 40 GEMMs per class, 4 attention points per direction, 6 memory points at 2% noise: each
+  // efficiency is the mean of many ratios and lands within 2%; the gap (~5 us beside kernels of
+  // 10 us - 10 ms) within 25%.
+  CHECK(relative(fit.params.gemm_eta_hopper_16bit, 0.72) < 0.02);
+  CHECK(relative(fit.params.gemm_eta_fp8, 0.63) < 0.02);
+  CHECK(relative(fit.params.flash_fwd_eta_hopper, 0.52) < 0.02);
+  CHECK(relative(fit.params.flash_bwd_eta_hopper, 0.39) < 0.02);
+  CHECK(relative(fit.params.memory_bandwidth_eta, 0.81) < 0.02);
+  CHECK(relative(fit.params.kernel_gap_s, 5.5e-6) < 0.25);
+  CHECK(fit.params.gemm_tile_large_m == 128.0);  // the truth's tiles are the defaults
+  CHECK(fit.params.gemm_tile_large_n == 256.0);
+  // Held-out errors are the noise (rms 2%), not a model misfit.
+  double sum_sq = 0.0;
+  for (const auto& r : fit.points) {
+    const double e = std::log(r.held_out_predicted_s / r.measured_s);
+    sum_sq += e * e;
+  }
+  CHECK(std::sqrt(sum_sq / fit.points.size()) < 0.03);
+  // Every fitted constant is listed with its default.
+  bool listed = false;
+  for (const auto& v : fit.fitted) {
+    if (v.name == "gemm.eta.hopper_16bit") {
+      listed = true;
+      CHECK(v.datasheet == doctest::Approx(CostParameters{}.gemm_eta_hopper_16bit));
+      CHECK(v.fitted_from.find("gemm.bf16 (20 points)") != std::string::npos);
+    }
+  }
+  CHECK(listed);
+}
+
+TEST_CASE("the kernel fit finds the CTA tiles from wave-quantization steps") {
+  // Square GEMMs every 128 from 640 to 4096, made with 64x64 square tiles: on 132 SMs the wave
+  // count of the model's best tile steps where the default 128x128 one does not (768: 144 tiles
+  // of 64 -> 2 waves, W 0.545; with 128 tiles 36 tiles -> W 0.273). 1% noise.
+  const GpuSpec gpu = h100();
+  CostParameters truth;
+  truth.gemm_tile_large_m = 128;
+  truth.gemm_tile_large_n = 128;
+  truth.gemm_tile_small = 64;
+  truth.gemm_eta_hopper_16bit = 0.75;
+  truth.kernel_gap_s = 3e-6;
+  std::vector<KernelPoint> points;
+  for (double s = 640; s <= 4096; s += 128) points.push_back(gemm_point(DataType::bf16, s, s, s, 1.0, 0.0, 2.0, "sq"));
+  points = measured(points, gpu, truth, 0.01, 11);
+  const KernelFit fit = fit_kernels(points, gpu, CostParameters{});
+  // The square tile is identified. The large tiles are not: for squares the best of the three
+  // tiles is always the square one, so any large tile predicts the same; the fit must then give
+  // the truth's tile x wave efficiency for every point.
+  CHECK(fit.params.gemm_tile_small == 64.0);
+  for (const auto& p : points) {
+    CAPTURE(p.op.gemm.m);
+    CHECK(gemm_wave_tile_efficiency(p.op.gemm, gpu.sm_count, fit.params) ==
+          doctest::Approx(gemm_wave_tile_efficiency(p.op.gemm, gpu.sm_count, truth)));
+  }
+  CHECK(relative(fit.params.gemm_eta_hopper_16bit, 0.75) < 0.02);
+  // The fit without tile search keeps the default tiles and misfits the steps.
+  KernelFitOptions no_search;
+  no_search.search_tiles = false;
+  const KernelFit fixed = fit_kernels(points, gpu, CostParameters{}, no_search);
+  CHECK(fixed.params.gemm_tile_small == 128.0);
+  auto rms = [](const KernelFit& f) {
+    double s = 0.0;
+    for (const auto& r : f.points) s += std::pow(std::log(r.predicted_s / r.measured_s), 2);
+    return std::sqrt(s / f.points.size());
+  };
+  CHECK(rms(fit) < 0.015);
+  CHECK(rms(fixed) > 2.0 * rms(fit));
+}
+
+TEST_CASE("copy kernels are validated, not fitted, when elementwise kernels were measured") {
+  const GpuSpec gpu = h100();
+  CostParameters truth;
+  truth.memory_bandwidth_eta = 0.78;
+  std::vector<KernelPoint> points;
+  for (double mb : {8.0, 64.0, 512.0}) points.push_back(memory_point(mb * 1e6, "elementwise"));
+  CostParameters copy_truth = truth;
+  copy_truth.memory_bandwidth_eta = 0.90;  // STREAM copies run faster
+  auto elementwise = measured(points, gpu, truth, 0.0, 1);
+  std::vector<KernelPoint> copies;
+  for (double mb : {8.0, 64.0, 512.0}) copies.push_back(memory_point(mb * 1e6, "memory"));
+  copies = measured(copies, gpu, copy_truth, 0.0, 1);
+  elementwise.insert(elementwise.end(), copies.begin(), copies.end());
+  const KernelFit fit = fit_kernels(elementwise, gpu, CostParameters{});
+  CHECK(relative(fit.params.memory_bandwidth_eta, 0.78) < 0.005);
+  CHECK_FALSE(fit.points.back().fitted);
+  CHECK(fit.notes.size() == 1);
+}

@@ -1,0 +1,73 @@
+#pragma once
+// Fits the kernel constants of model/cost_parameters.h to measured kernels, through
+// model/op_time.h's own formula, so that the simulator uses exactly what was fitted:
+//
+//   t = max(flops / (peak * eta_c * wave_tile(shape; tiles, SMs)), bytes / (hbm_bw * eta_mem)) + gap
+//
+//   eta_c    one per efficiency constant the points touch: gemm.eta.<arch>_16bit, gemm.eta.fp8,
+//            gemm.eta.tf32, gemm.eta.fp32_simt, flash.fwd_eta.<arch>, flash.bwd_eta.<arch>
+//            (CostParameters::gemm_eta / flash_*_eta decide which; fp16 and bf16 share one);
+//   eta_mem  memory.bandwidth_eta, from the elementwise kernels (what the model uses it for:
+//            the fused memory-bound kernels of a step), or from copy/triad when none were measured;
+//   gap      kernel.gap_s, shared by every kernel;
+//   tiles    gemm.tile.large_m/large_n/small: a search over the CTA tiles cuBLAS chooses among
+//            (128x256 / 128x128 / 64x128 / 256x256 with 128 or 64 square), kept at the documented
+//            default unless another fits clearly better (rms log error 2% lower).
+//
+// With the tiles fixed and each point classified compute- or memory-bound, t is linear in
+// 1/eta_c, 1/eta_mem and gap: a non-negative least squares (validation/least_squares.h) on
+// relative errors (each row divided by its measured time). Classification is repeated until no
+// point changes side. The gap is fitted only when at least 3 points span more than a factor of 2
+// in time; otherwise it stays at its starting value.
+//
+// The harness times single cold launches and discards throttled samples: these are burst
+// figures, so the fit and predict_kernel() use sustained_derate = 1. Training predictions still
+// apply compute.sustained_derate on top (a step-long load is slower than a burst).
+//
+// Residuals: in-sample errors of the final fit, and held-out errors from k-fold cross-validation
+// (each point predicted by a fit, tile search included, that did not see it).
+
+#include <string>
+#include <vector>
+
+#include "model/cost_parameters.h"
+#include "model/hardware.h"
+#include "simulator/calibration_profile.h"
+#include "validation/kernel_points.h"
+
+namespace stepcast {
+
+struct KernelFitOptions {
+  bool search_tiles = true;  // needs at least kMinPointsForTileSearch GEMM points
+  int folds = 5;             // cross-validation folds (fewer when there are fewer points)
+};
+
+inline constexpr int kMinPointsForTileSearch = 6;
+
+struct KernelResidual {
+  std::string component;
+  std::string label;
+  double measured_s = 0.0;
+  double predicted_s = 0.0;           // by the final fit
+  double held_out_predicted_s = 0.0;  // by the fold that did not see it; 0 when not cross-validated
+  bool fitted = true;                 // false: validated only (memory when elementwise exists, decode)
+};
+
+struct KernelFit {
+  CostParameters params;             // `start` with every fitted value in place
+  std::vector<FittedValue> fitted;   // what changed, with the defaults it replaces
+  std::vector<KernelResidual> points;  // in input order
+  std::vector<std::string> notes;
+};
+
+KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu, const CostParameters& start,
+                      const KernelFitOptions& options = {});
+
+// The burst time the model predicts for one measured kernel (op_time with sustained_derate = 1).
+double predict_kernel(const KernelPoint& point, const GpuSpec& gpu, const CostParameters& params);
+
+// The CostParameters constant that sets `op`'s efficiency on `arch` ("gemm.eta.hopper_16bit",
+// "flash.fwd_eta.hopper", "memory.bandwidth_eta"), found by probing the struct, not by a table.
+std::string efficiency_constant(const Op& op, GpuArchitecture arch);
+
+}  // namespace stepcast

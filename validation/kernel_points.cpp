@@ -1,0 +1,81 @@
+#include "validation/kernel_points.h"
+
+#include <variant>
+
+namespace stepcast {
+
+KernelPoint gemm_point(DataType precision, double m, double n, double k, double batch, double measured_s,
+                       double element_bytes, std::string label) {
+  KernelPoint p;
+  p.component = "gemm." + std::string(to_string(precision));
+  p.label = std::move(label);
+  p.op.kind = OpKind::gemm;
+  p.op.name = "gemm";
+  p.op.dtype = precision;
+  p.op.gemm = {m, n, k, batch};
+  p.op.flops = Flops(2.0 * m * n * k * batch);
+  p.op.bytes = Bytes(element_bytes * batch * (m * k + k * n + m * n));
+  p.measured_s = measured_s;
+  p.shape = {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}};
+  return p;
+}
+
+std::vector<KernelPoint> kernel_points(const MeasurementFile& file) {
+  std::vector<KernelPoint> out;
+  for (const Measurement& r : file.records) {
+    KernelPoint p;
+    p.label = r.name;
+    p.measured_s = r.time.median_s;
+    p.op.flops = r.flops;
+    p.op.bytes = r.bytes;
+    if (const auto* g = std::get_if<GemmInputs>(&r.inputs)) {
+      p.component = "gemm." + std::string(to_string(g->precision));
+      p.op.kind = OpKind::gemm;
+      p.op.name = "gemm";
+      p.op.dtype = g->precision;
+      p.op.gemm = {static_cast<double>(g->m), static_cast<double>(g->n), static_cast<double>(g->k),
+                   static_cast<double>(g->batch * g->groups)};
+      p.shape = {{"m", p.op.gemm.m}, {"n", p.op.gemm.n}, {"k", p.op.gemm.k}, {"batch", p.op.gemm.batch}};
+    } else if (const auto* a = std::get_if<AttentionInputs>(&r.inputs)) {
+      p.op.dtype = a->dtype;
+      switch (a->direction) {
+        case AttentionDirection::forward:
+          p.component = "attention.forward";
+          p.op.kind = OpKind::flash_forward;
+          p.op.name = "attention.forward";
+          break;
+        case AttentionDirection::backward:
+          p.component = "attention.backward";
+          p.op.kind = OpKind::flash_backward;
+          p.op.name = "attention.backward";
+          break;
+        case AttentionDirection::decode:
+          p.component = "attention.decode";
+          p.op.kind = OpKind::memory_bound;
+          p.op.name = "attention.decode";
+          break;
+      }
+      p.shape = {{"batch", static_cast<double>(a->batch)},       {"heads", static_cast<double>(a->heads)},
+                 {"seq_q", static_cast<double>(a->seq_q)},       {"seq_kv", static_cast<double>(a->seq_kv)},
+                 {"head_dim", static_cast<double>(a->head_dim)}, {"bytes", r.bytes.value()}};
+    } else if (const auto* e = std::get_if<ElementwiseInputs>(&r.inputs)) {
+      p.component = "elementwise";
+      p.op.kind = OpKind::memory_bound;
+      p.op.name = "elementwise";
+      p.op.dtype = e->dtype;
+      p.shape = {{"bytes", r.bytes.value()}};
+    } else if (const auto* m = std::get_if<MemoryInputs>(&r.inputs)) {
+      p.component = "memory";
+      p.op.kind = OpKind::memory_bound;
+      p.op.name = "memory";
+      p.op.dtype = m->dtype;
+      p.shape = {{"bytes", r.bytes.value()}};
+    } else {
+      continue;  // collective or selftest
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace stepcast

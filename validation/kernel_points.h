@@ -1,0 +1,43 @@
+#pragma once
+// Measured kernels as the cost model sees them: each harness record of a GEMM, attention,
+// elementwise or memory kernel becomes an Op (model/op.h) with its measured time, so that
+// calibration fits and validation compares through model/op_time.h itself.
+//
+// Mapping (one rule per kind):
+//   gemm         OpKind::gemm, dtype = the record's precision, shape m x n x k with
+//                batch * groups products; FLOPs and bytes as the record counts them.
+//   attention    forward / backward: OpKind::flash_forward / flash_backward with the record's
+//                FLOPs (causal pairs only) and bytes. decode: OpKind::memory_bound (a decode step
+//                streams the KV cache; its FLOPs are negligible).
+//   elementwise  OpKind::memory_bound, bytes as recorded.
+//   memory       OpKind::memory_bound (copy, triad: the STREAM bandwidth).
+// Components name the residual groups of a profile: gemm.<precision>, attention.forward,
+// attention.backward, attention.decode, elementwise, memory.
+//
+// The time compared is the record's median (robust to the occasional slow sample).
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/op.h"
+#include "validation/measurement.h"
+
+namespace stepcast {
+
+struct KernelPoint {
+  std::string component;  // "gemm.bf16", "attention.forward", ...
+  std::string label;      // the record's name
+  Op op;
+  double measured_s = 0.0;
+  std::map<std::string, double> shape;  // the quantities coverage tracks (m, n, k, batch, seq_kv, bytes, ...)
+};
+
+// The kernel records of a file, in file order; collective and selftest records are not kernels.
+std::vector<KernelPoint> kernel_points(const MeasurementFile& file);
+
+// A GEMM point from its inputs (shared by the harness mapping and tests that feed published rows).
+KernelPoint gemm_point(DataType precision, double m, double n, double k, double batch, double measured_s,
+                       double element_bytes, std::string label);
+
+}  // namespace stepcast
