@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "model/op_time.h"
@@ -163,6 +164,10 @@ TEST_CASE("the kernel fit recovers GEMM, attention and memory efficiencies and t
   points = measured(points, gpu, truth, 0.02, 7);
 
   const KernelFit fit = fit_kernels(points, gpu, CostParameters{});
+  std::printf("synthetic kernel recovery: eta bf16 %.4f (truth 0.72), fp8 %.4f (0.63), flash fwd %.4f (0.52), "
+              "bwd %.4f (0.39), memory %.4f (0.81), gap %.2f us (5.5)\n",
+              fit.params.gemm_eta_hopper_16bit, fit.params.gemm_eta_fp8, fit.params.flash_fwd_eta_hopper,
+              fit.params.flash_bwd_eta_hopper, fit.params.memory_bandwidth_eta, fit.params.kernel_gap_s * 1e6);
   // 40 GEMMs per class, 4 attention points per direction, 6 memory points at 2% noise: each
   // efficiency is the mean of many ratios and lands within 2%; the gap (~5 us beside kernels of
   // 10 us - 10 ms) within 25%.
