@@ -246,10 +246,10 @@ struct CudnnSdpaForward::Impl {
     set(heuristics, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, graph.ref());
     set(heuristics, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
     STEPCAST_CUDNN(cudnnBackendFinalize(heuristics.get()));
+    // The heuristic's configurations, best first (the count comes from a first query).
     std::int64_t count = 0;
     STEPCAST_CUDNN(cudnnBackendGetAttribute(heuristics.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
                                             CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr));
-    if (count == 0) throw CudnnUnsupported("cuDNN's heuristics offer no engine for this SDPA graph");
     std::vector<Descriptor> configs;
     std::vector<cudnnBackendDescriptor_t> raw_configs;
     for (std::int64_t i = 0; i < count; ++i) {
@@ -257,30 +257,65 @@ struct CudnnSdpaForward::Impl {
       raw_configs.push_back(configs.back().get());
     }
     std::int64_t returned = 0;
-    STEPCAST_CUDNN(cudnnBackendGetAttribute(heuristics.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                                            CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &returned, raw_configs.data()));
-    std::string failures;
+    if (count > 0) {
+      STEPCAST_CUDNN(cudnnBackendGetAttribute(heuristics.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                              CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &returned, raw_configs.data()));
+    }
+    std::string failures = " heuristic mode A offered " + std::to_string(returned) + " of " + std::to_string(count) + ";";
     for (std::int64_t i = 0; i < returned; ++i) {
-      Descriptor candidate(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-      set(candidate, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
-      set(candidate, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, configs[i].ref());
-      const cudnnStatus_t status = cudnnBackendFinalize(candidate.get());
-      if (status != CUDNN_STATUS_SUCCESS) {
-        failures += " [config " + std::to_string(i) + ": " + cudnn_message(status) + "]";
+      if (try_plan(configs[static_cast<std::size_t>(i)], failures, "heuristic config " + std::to_string(i))) {
+        engine = "cuDNN " + cudnn_version() + " heuristic mode A, engine config " + std::to_string(i) + " of " +
+                 std::to_string(returned);
+        keep.push_back(std::move(graph));
+        keep.push_back(std::move(heuristics));
+        for (Descriptor& c : configs) keep.push_back(std::move(c));
+        return;
+      }
+    }
+    // Every engine cuDNN has for the graph, in its global order: the heuristic may rank none.
+    std::int64_t engines = 0;
+    std::int64_t got = 0;
+    STEPCAST_CUDNN(cudnnBackendGetAttribute(graph.get(), CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT,
+                                            CUDNN_TYPE_INT64, 1, &got, &engines));
+    failures += " " + std::to_string(engines) + " engines in the global list;";
+    for (std::int64_t index = 0; index < engines; ++index) {
+      Descriptor e(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+      set(e, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, graph.ref());
+      set(e, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &index);
+      const cudnnStatus_t engine_status = cudnnBackendFinalize(e.get());
+      if (engine_status != CUDNN_STATUS_SUCCESS) {
+        if (failures.size() < 2000) failures += " [engine " + std::to_string(index) + ": " + cudnn_message(engine_status) + "]";
         continue;
       }
-      std::int64_t got = 0;
-      STEPCAST_CUDNN(cudnnBackendGetAttribute(candidate.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-                                              CUDNN_TYPE_INT64, 1, &got, &workspace));
-      plan = std::move(candidate);
-      engine = "cuDNN " + cudnn_version() + " heuristic mode A, engine config " + std::to_string(i) + " of " +
-               std::to_string(returned);
-      keep.push_back(std::move(graph));
-      keep.push_back(std::move(heuristics));
-      for (Descriptor& c : configs) keep.push_back(std::move(c));
-      return;
+      Descriptor config(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+      set(config, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, e.ref());
+      if (cudnnBackendFinalize(config.get()) != CUDNN_STATUS_SUCCESS) continue;
+      if (try_plan(config, failures, "engine " + std::to_string(index))) {
+        engine = "cuDNN " + cudnn_version() + " engine " + std::to_string(index) + " of the global list";
+        keep.push_back(std::move(graph));
+        keep.push_back(std::move(e));
+        keep.push_back(std::move(config));
+        return;
+      }
     }
-    throw CudnnUnsupported("no cuDNN engine configuration for this SDPA graph finalized:" + failures);
+    throw CudnnUnsupported("no cuDNN engine runs this SDPA graph:" + failures);
+  }
+
+  // Builds the execution plan for one engine configuration; on failure appends why.
+  bool try_plan(const Descriptor& config, std::string& failures, const std::string& what) {
+    Descriptor candidate(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    set(candidate, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
+    set(candidate, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, config.ref());
+    const cudnnStatus_t status = cudnnBackendFinalize(candidate.get());
+    if (status != CUDNN_STATUS_SUCCESS) {
+      if (failures.size() < 2000) failures += " [" + what + ": " + cudnn_message(status) + "]";
+      return false;
+    }
+    std::int64_t got = 0;
+    STEPCAST_CUDNN(cudnnBackendGetAttribute(candidate.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                                            CUDNN_TYPE_INT64, 1, &got, &workspace));
+    plan = std::move(candidate);
+    return true;
   }
 };
 

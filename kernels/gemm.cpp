@@ -98,17 +98,20 @@ GemmPlan::GemmPlan(const CublasLt& lt, const GemmSpec& s, const float* scales) :
   const std::uint64_t max_workspace = kGemmWorkspaceBytes;
   STEPCAST_CUBLAS(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                        &max_workspace, sizeof max_workspace));
-  cublasLtMatmulHeuristicResult_t results[8] = {};
+  cublasLtMatmulHeuristicResult_t results[kMaxAlgorithms] = {};
   int found = 0;
-  const cublasStatus_t status =
-      cublasLtMatmulAlgoGetHeuristic(m_handle, m_op, m_a, m_b, m_c, m_c, preference, 8, results, &found);
+  const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(m_handle, m_op, m_a, m_b, m_c, m_c, preference,
+                                                               kMaxAlgorithms, results, &found);
   cublasLtMatmulPreferenceDestroy(preference);
-  if (status != CUBLAS_STATUS_SUCCESS || found == 0) {
+  for (int i = 0; i < found; ++i) {
+    if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
+    m_algo[m_offered] = results[i].algo;
+    m_workspace[m_offered] = results[i].workspaceSize;
+    ++m_offered;
+  }
+  if (status != CUBLAS_STATUS_SUCCESS || m_offered == 0) {
     throw GemmUnsupported(std::string("cuBLASLt offers no algorithm (") + cublasLtGetStatusString(status) + ")");
   }
-  m_algo = results[0].algo;
-  m_workspace = results[0].workspaceSize;
-  m_offered = found;
 }
 
 GemmPlan::~GemmPlan() {
@@ -118,15 +121,25 @@ GemmPlan::~GemmPlan() {
   if (m_op != nullptr) cublasLtMatmulDescDestroy(m_op);
 }
 
-void GemmPlan::run(cudaStream_t stream, const void* a, const void* b, void* c, void* workspace) const {
+void GemmPlan::run(cudaStream_t stream, const void* a, const void* b, void* c, void* workspace) {
   const float alpha_f = 1.0f;
   const float beta_f = 0.0f;
   const std::int32_t alpha_i = 1;
   const std::int32_t beta_i = 0;
   const void* alpha = m_compute == GemmCompute::int32 ? static_cast<const void*>(&alpha_i) : &alpha_f;
   const void* beta = m_compute == GemmCompute::int32 ? static_cast<const void*>(&beta_i) : &beta_f;
-  STEPCAST_CUBLAS(cublasLtMatmul(m_handle, m_op, alpha, a, m_a, b, m_b, beta, c, m_c, c, m_c, &m_algo, workspace,
-                                 m_workspace, stream));
+  std::string refused;
+  for (; m_chosen < m_offered; ++m_chosen) {
+    const cublasStatus_t status = cublasLtMatmul(m_handle, m_op, alpha, a, m_a, b, m_b, beta, c, m_c, c, m_c,
+                                                 &m_algo[m_chosen], workspace, m_workspace[m_chosen], stream);
+    if (status == CUBLAS_STATUS_SUCCESS) return;
+    if (status != CUBLAS_STATUS_NOT_SUPPORTED) {
+      check_cublas(status, "cublasLtMatmul", __FILE__, __LINE__);
+    }
+    refused = cublasLtGetStatusString(status);
+  }
+  throw GemmUnsupported("cuBLASLt refused all " + std::to_string(m_offered) + " algorithms its heuristic offered (" +
+                        refused + ")");
 }
 
 }  // namespace stepcast::kernels

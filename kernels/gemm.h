@@ -77,10 +77,14 @@ class GemmPlan {
   GemmPlan(const GemmPlan&) = delete;
   GemmPlan& operator=(const GemmPlan&) = delete;
 
-  void run(cudaStream_t stream, const void* a, const void* b, void* c, void* workspace) const;
+  // Runs the first of the heuristic's algorithms that cuBLASLt accepts at run time (an algorithm
+  // the heuristic offers can still be refused with CUBLAS_STATUS_NOT_SUPPORTED); throws
+  // GemmUnsupported when none is accepted.
+  void run(cudaStream_t stream, const void* a, const void* b, void* c, void* workspace);
 
-  [[nodiscard]] std::size_t workspace_bytes() const { return m_workspace; }
+  [[nodiscard]] std::size_t workspace_bytes() const { return m_workspace[m_chosen]; }
   [[nodiscard]] int algorithms_offered() const { return m_offered; }
+  [[nodiscard]] int algorithm_used() const { return m_chosen; }  // rank in the heuristic's list
 
  private:
   cublasLtHandle_t m_handle;
@@ -88,9 +92,11 @@ class GemmPlan {
   cublasLtMatrixLayout_t m_a = nullptr;
   cublasLtMatrixLayout_t m_b = nullptr;
   cublasLtMatrixLayout_t m_c = nullptr;
-  cublasLtMatmulAlgo_t m_algo{};
-  std::size_t m_workspace = 0;
+  static constexpr int kMaxAlgorithms = 8;
+  cublasLtMatmulAlgo_t m_algo[kMaxAlgorithms]{};
+  std::size_t m_workspace[kMaxAlgorithms]{};
   int m_offered = 0;
+  int m_chosen = 0;
   GemmCompute m_compute;
 };
 

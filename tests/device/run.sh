@@ -11,6 +11,8 @@
 # Environment:
 #   STEPCAST_CALIBRATION_SECONDS  total --max-wall budget of the calibration suites (default 480);
 #                                 each suite gets a fixed share of it
+#   STEPCAST_SMOKE_FIRST=1        in `all`, run every suite's --quick grid before calibrating, so
+#                                 every kernel's result check runs even if a budget cuts a grid
 #   CUDA_HOME, CUDNN_ROOT, NCCL_ROOT, CMAKE_CUDA_ARCHITECTURES  override what is detected
 #
 # Exit status: 0 when the build, the selftest and every suite succeeded; otherwise the first
@@ -176,9 +178,10 @@ do_calibrate() {
   done
 }
 
-do_smoke() {
-  do_selftest
+do_smoke_suites() {
+  if [ ! -x "$build/bin/stepcast-harness" ]; then fail 3 "no harness binary; run the build phase"; return; fi
   for suite in gemm attention elementwise memory collectives; do
+    if [ "$suite" = collectives ] && [ "$(gpu_count)" -lt 2 ]; then continue; fi
     run_suite "smoke-$suite" 180 "$suite" --quick --min-time 0.05 --timeout 1
   done
 }
@@ -204,11 +207,16 @@ summarize() {
 
 describe_machine
 case "$phase" in
-  all) do_build; do_selftest; do_calibrate ;;
+  all)
+    do_build
+    do_selftest
+    [ "${STEPCAST_SMOKE_FIRST:-0}" = 1 ] && do_smoke_suites
+    do_calibrate
+    ;;
   build) do_build ;;
   selftest) do_selftest ;;
   calibrate) do_calibrate ;;
-  smoke) do_smoke ;;
+  smoke) do_selftest; do_smoke_suites ;;
 esac
 summarize
 exit "$status"

@@ -112,7 +112,13 @@ void GemmRunner::measure(const GemmInputs& point, const std::string& label) {
                 c.as<unsigned char>() + g * batch * c_one * c_size, m_workspace.get());
     }
   };
-  const TimingResult cold = session.timer().cold(work);
+  TimingResult cold;
+  try {
+    cold = session.timer().cold(work);
+  } catch (const kernels::GemmUnsupported& e) {
+    session.skip("gemm", name, e.what());
+    return;
+  }
 
   // Sampled C elements of the first and the last product against the stored operands.
   Comparison cmp;
@@ -140,8 +146,9 @@ void GemmRunner::measure(const GemmInputs& point, const std::string& label) {
   const CheckInfo check = to_check(cmp, "sampled C elements against double-precision dot products of A and B", tol);
   const auto annotate = [&](Measurement& measured) {
     measured.name = label + measured.name;
-    measured.notes.push_back("cuBLASLt heuristic's first of " + std::to_string(plan->algorithms_offered()) +
-                             " algorithms, workspace " + std::to_string(plan->workspace_bytes()) + " B");
+    measured.notes.push_back("cuBLASLt heuristic's algorithm " + std::to_string(plan->algorithm_used() + 1) + " of " +
+                             std::to_string(plan->algorithms_offered()) + ", workspace " +
+                             std::to_string(plan->workspace_bytes()) + " B");
     if (groups > 1) measured.notes.push_back("grouped: a loop of per-expert cuBLASLt calls on one stream");
   };
   Measurement measured = make_measurement(point, cold, check, session.device());
