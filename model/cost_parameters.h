@@ -41,6 +41,16 @@ struct CostParameters {
   double gemm_tile_large_m = 128.0;
   double gemm_tile_large_n = 256.0;
   double gemm_tile_small = 128.0;
+  // Skinny GEMMs (m below gemm_tile_small: decode steps, where m is the batch) run with small-M
+  // tiles, K split over CTAs to fill the SMs. Skinny kernels swap the operands so the batch maps
+  // to the N = 8 side of the smallest tensor-core MMA (PTX ISA mma.sync.m16n8k16, Ampere and
+  // later; Marlin, Frantar et al. 2024, Sec. 3, and TensorRT-LLM's weight-only GEMMs do this): the
+  // batch is padded to 8. N-tile 128 as the common tile. Each split-K slice keeps at least
+  // gemm_split_k_min_depth of K (two 128-deep mainloop stages; assumption). Large GEMMs never
+  // take this path, so the training fit above is unaffected.
+  double gemm_tile_skinny_m = 8.0;
+  double gemm_tile_skinny_n = 128.0;
+  double gemm_split_k_min_depth = 256.0;
   // Sustained over burst speed of compute-bound kernels: each GPU's longest-running rows
   // (10240^3, ~3 ms per call) over its best row, mean over the 24 (GPU, type) groups of
   // zz_* rows in gemm_measurements.yaml = 0.935 (H100 SXM bf16 0.90, fp16 0.88, tf32 0.94):
@@ -144,6 +154,9 @@ struct CostParameters {
     f("gemm.tile.large_m", self.gemm_tile_large_m, "CUTLASS SM80 default ThreadblockShape");
     f("gemm.tile.large_n", self.gemm_tile_large_n, "CUTLASS SM80 default ThreadblockShape");
     f("gemm.tile.small", self.gemm_tile_small, "common cuBLAS tile");
+    f("gemm.tile.skinny_m", self.gemm_tile_skinny_m, "PTX mma.sync.m16n8k16, operands swapped (N = 8)");
+    f("gemm.tile.skinny_n", self.gemm_tile_skinny_n, "common cuBLAS tile");
+    f("gemm.split_k_min_depth", self.gemm_split_k_min_depth, "assumption");
     f("compute.sustained_derate", self.sustained_derate, "gemm_measurements.yaml largest vs best rows");
     f("kernel.gap_s", self.kernel_gap_s, "scripts/fit_gemm_defaults.py");
     f("kernel.host_dispatch_s", self.host_dispatch_s, "scripts/fit_gemm_defaults.py");

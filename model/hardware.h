@@ -44,6 +44,7 @@ struct GpuSpec {
   Bandwidth nvlink_bandwidth;   // per GPU, per direction; zero when the GPU has no NVLink
   Bandwidth host_bandwidth;     // GPU<->host link per direction (PCIe, or NVLink-C2C on Grace)
   double tdp_watts = 0.0;
+  bool unified_memory = false;  // `memory` is the system's, shared with the OS and CPU (Jetson)
   std::vector<PowerMode> power_modes;  // empty: the GPU runs at its datasheet figures
 
   [[nodiscard]] FlopRate peak(DataType t) const { return dense_peak[index_of(t)]; }

@@ -36,6 +36,15 @@ double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const Cos
   double best = tile_wave(shape.m, shape.n, shape.batch, large_m, large_n, sms);
   best = std::max(best, tile_wave(shape.m, shape.n, shape.batch, large_n, large_m, sms));
   best = std::max(best, tile_wave(shape.m, shape.n, shape.batch, small, small, sms));
+  if (shape.m < small) {
+    // Skinny: small-M tiles, with K split over CTAs until the SMs are full.
+    const double tm = params.gemm_tile_skinny_m;
+    const double tn = params.gemm_tile_skinny_n;
+    const double tiles = shape.batch * std::ceil(shape.m / tm) * std::ceil(shape.n / tn);
+    const double max_split = std::max(1.0, std::floor(shape.k / params.gemm_split_k_min_depth));
+    const double split = std::clamp(std::floor(sms / tiles), 1.0, max_split);
+    best = std::max(best, tile_wave(shape.m, shape.n, shape.batch * split, tm, tn, sms));
+  }
   return best;
 }
 

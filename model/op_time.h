@@ -16,6 +16,9 @@
 // wave_tile is the best, over the CTA tiles cuBLAS chooses among, of
 //   tile quantization  (m n) / (ceil(m/Tm) Tm ceil(n/Tn) Tn)
 //   x wave quantization tiles / (ceil(tiles / SMs) SMs),  tiles = batch ceil(m/Tm) ceil(n/Tn).
+// Skinny GEMMs (m < the small tile, as in decode steps) may also use an M = 8 tile with K split
+// over floor(SMs / tiles) CTAs (CostParameters::gemm_tile_skinny_m), so a batch-1 GEMM is
+// bounded by its weight bytes, as its kernels are.
 
 #include "model/cost_parameters.h"
 #include "model/hardware.h"

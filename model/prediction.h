@@ -87,4 +87,67 @@ struct LatencyStats {
   Seconds p99;
 };
 
+// Where one engine iteration's time goes (seconds; components sum to the step time).
+struct StepBreakdown {
+  Seconds linear;     // weight GEMMs and the memory-bound ops between them, all layers
+  Seconds attention;  // prefill (flash) and decode (paged) attention cores
+  Seconds tp_comm;    // tensor-parallel all-reduces, embedding reduce and logits gather
+  Seconds pp_comm;    // activations sent between pipeline stages
+  Seconds output;     // final norm, logits GEMM and sampling
+  Seconds overhead;   // host launch not hidden by the GPU, runtime work per iteration
+  [[nodiscard]] Seconds total() const { return linear + attention + tp_comm + pp_comm + output + overhead; }
+};
+
+// One sample of a serving run's state (time series, sampled at a fixed interval).
+struct ServingSample {
+  Seconds time;
+  double queued = 0.0;        // requests waiting for admission, all instances
+  double running = 0.0;       // sequences in the running batches, all instances
+  double kv_occupancy = 0.0;  // used KV blocks / KV blocks, mean over instances
+};
+
+// An inference prediction (`stepcast predict` on an `inference:` scenario). Field names are the
+// JSON keys of DESIGN.md's inference contract: ttft_s, tpot_s, e2e_latency_s (each mean, p50,
+// p90, p99), output_tokens_per_s, requests_per_s, memory_per_gpu_bytes, max_concurrent_sequences.
+// Static mode fills the latency statistics with the one batch's values (every percentile equal).
+struct InferencePrediction {
+  bool serving = false;              // mode: static (one batch) or serving (a request stream)
+  LatencyStats ttft;                 // arrival (static: start) to the first output token
+  LatencyStats tpot;                 // per request: (finish - first token) / (output tokens - 1)
+  LatencyStats e2e;                  // arrival to the last output token
+  double output_tokens_per_s = 0.0;  // all GPUs of the scenario together
+  double requests_per_s = 0.0;
+  MemoryBreakdown memory;            // per GPU: weights, kv_cache, activations, buffers, peak
+  int max_concurrent_sequences = 0;  // sequences whose KV fits at once (per instance x instances)
+  bool fits = true;                  // weights + activations + buffers (+ the static batch's KV) fit
+
+  // Static mode and the step cost of both modes.
+  Seconds prefill_time;              // the whole batch's prefill (static) / one mean prompt (serving)
+  StepBreakdown prefill_step;        // that prefill, by component
+  StepBreakdown decode_step;         // a decode step at the mean context of the static batch
+                                     // (serving: at max_batch sequences of mean length)
+  double decode_tokens_per_s_peak = 0.0;  // batch / decode step (static), a throughput ceiling
+
+  // Serving mode.
+  int requests = 0;                  // simulated (all finish: the simulation drains the queue)
+  int dropped = 0;                   // requests whose whole sequence never fits a KV pool
+  Seconds makespan;                  // first arrival to last finish
+  double arrival_rate_per_s = 0.0;   // offered load (measured from the arrivals)
+  double goodput_requests_per_s = 0.0;  // requests meeting every SLO, per second
+  double slo_attainment = 0.0;       // share of requests meeting every SLO (1 without SLOs)
+  double capacity_requests_per_s = 0.0;  // service rate while work was queued (0: never queued)
+  bool saturated = false;            // arrivals outpace service: the queue grows without bound
+  std::string saturation;            // the statement explaining it (empty when not saturated)
+  int preemptions = 0;
+  double mean_batch = 0.0;           // sequences per iteration, time-weighted
+  double mean_requests_in_system = 0.0;  // time-average of requests arrived and not finished
+  double mean_kv_occupancy = 0.0;    // time-weighted
+  double peak_kv_occupancy = 0.0;
+  double prefix_cache_hit_tokens = 0.0;  // share of prompt tokens served from the prefix cache
+  std::vector<ServingSample> time_series;
+  Seconds time_series_interval;
+
+  std::vector<std::string> notes;    // assumptions and warnings worth showing the user
+};
+
 }  // namespace stepcast

@@ -41,6 +41,12 @@ enum class InferenceMode { static_batch, serving };
 enum class BatchScheduler { continuous, static_batch, dynamic };
 enum class ArrivalProcess { poisson, gamma, all_at_once, trace };
 enum class LengthDistribution { fixed, uniform, lognormal, exponential };
+// How decode attention reads a GQA/MQA cache. grouped: each KV head is read once for all the query
+// heads that share it (TensorRT-LLM's XQA kernels from v0.8, FlashInfer, FlashDecoding, vLLM's
+// paged attention v2). per_query_head: every query head reads its KV head again (TensorRT-LLM's
+// masked multi-head attention before XQA; docs/source/blogs/XQA-kernel.md: XQA "reduc[es] data
+// loading" for MQA/GQA in the generation phase).
+enum class DecodeAttention { grouped, per_query_head };
 
 struct LengthSpec {
   LengthDistribution dist = LengthDistribution::fixed;
@@ -98,6 +104,7 @@ struct InferenceWorkload {
   int input_len = 128;
   int output_len = 128;
   bool cuda_graphs = true;
+  DecodeAttention decode_attention = DecodeAttention::grouped;
   ServingWorkload serving;   // used when mode == serving
   bool operator==(const InferenceWorkload&) const = default;
 };

@@ -106,6 +106,13 @@ struct EnumTable<BatchScheduler> {
 };
 
 template <>
+struct EnumTable<DecodeAttention> {
+  static constexpr std::array values = {
+      std::pair{DecodeAttention::grouped, std::string_view("grouped")},
+      std::pair{DecodeAttention::per_query_head, std::string_view("per-query-head")}};
+};
+
+template <>
 struct EnumTable<ArrivalProcess> {
   static constexpr std::array values = {std::pair{ArrivalProcess::poisson, std::string_view("poisson")},
                                         std::pair{ArrivalProcess::gamma, std::string_view("gamma")},

@@ -97,6 +97,48 @@ bool clean(const DiagnosticSink& sink, const ScenarioReadState& state, std::init
                       [&](const char* p) { return sink.has_errors_under(p, state.reading_errors); });
 }
 
+// An inference scenario's engines against the cluster: model instances of tp*pp GPUs.
+void check_inference(DiagnosticSink& sink, const Scenario& s, const ScenarioReadState& state) {
+  const ParallelConfig& p = s.parallel;
+  const InferenceWorkload& w = s.inference();
+  const auto ok = [&](std::initializer_list<const char*> paths) { return clean(sink, state, paths); };
+  if (ok({"parallel.cp"}) && p.cp > 1) {
+    sink.error_at("parallel.cp", "context parallelism (cp = " + str(p.cp) + ") is not modelled for inference; use tp, "
+                                 "pp and replicas");
+  }
+  if (w.mode != InferenceMode::serving) return;
+  const ServingWorkload& sv = w.serving;
+  const int instance = p.tp * p.pp;
+  if (!ok({"parallel.tp", "parallel.pp", "system.gpus"})) return;
+  if (sv.disaggregation.enabled && ok({"inference.disaggregation"})) {
+    const auto& d = sv.disaggregation;
+    if (d.prefill_gpus + d.decode_gpus != s.system.gpus) {
+      sink.error_at("inference.disaggregation", "prefill_gpus + decode_gpus = " + str(d.prefill_gpus) + " + " +
+                                                    str(d.decode_gpus) + " = " + str(d.prefill_gpus + d.decode_gpus) +
+                                                    ", but system.gpus is " + str(s.system.gpus));
+    }
+    for (const auto& [name, gpus] : {std::pair{"prefill_gpus", d.prefill_gpus}, std::pair{"decode_gpus", d.decode_gpus}}) {
+      if (gpus % instance != 0) {
+        sink.error_at(std::string("inference.disaggregation.") + name,
+                      std::string(name) + " (" + str(gpus) + ") is not a multiple of tp*pp = " + str(p.tp) + "*" +
+                          str(p.pp) + " = " + str(instance) + " (each prefill or decode instance runs the whole model)");
+      }
+    }
+  }
+  if (sink.was_read("inference.replicas") && ok({"inference.replicas"}) && !sv.disaggregation.enabled &&
+      sv.replicas * instance != s.system.gpus) {
+    sink.error_at("inference.replicas", "replicas * tp * pp = " + str(sv.replicas) + "*" + str(p.tp) + "*" +
+                                            str(p.pp) + " = " + str(sv.replicas * instance) +
+                                            " GPUs, but system.gpus is " + str(s.system.gpus) +
+                                            " (each replica is one model instance of tp*pp GPUs)");
+  }
+  if (sink.was_read("inference.replicas") && ok({"inference.replicas", "inference.disaggregation"}) &&
+      sv.disaggregation.enabled && sv.replicas * instance != s.system.gpus) {
+    sink.error_at("inference.replicas", "replicas (" + str(sv.replicas) + ") must count every prefill and decode "
+                                        "instance: system.gpus / (tp*pp) = " + str(s.system.gpus / instance));
+  }
+}
+
 }  // namespace
 
 bool derive_data_parallel(DiagnosticSink& sink, Scenario& s, const ScenarioReadState& state) {
@@ -182,13 +224,18 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
       } else if (m.moe.experts % p.ep != 0) {
         sink.error_at("parallel.ep", "ep (" + str(p.ep) + ") does not divide model experts (" + str(m.moe.experts) + ")");
       }
-      if (state.dp_valid && ok({"parallel.cp"}) && (p.dp * p.cp) % p.ep != 0) {
+      if (!s.is_training() && ok({"parallel.tp"}) && p.tp % p.ep != 0) {
+        // Inference splits the experts over ep of the tp ranks (TensorRT-LLM: moe_ep_size *
+        // moe_tp_size = tp_size).
+        sink.error_at("parallel.ep", "ep (" + str(p.ep) + ") does not divide tp (" + str(p.tp) +
+                                         "): inference splits the experts over the tensor-parallel ranks");
+      } else if (s.is_training() && state.dp_valid && ok({"parallel.cp"}) && (p.dp * p.cp) % p.ep != 0) {
         sink.error_at("parallel.ep", "ep (" + str(p.ep) + ") does not divide dp*cp = " + str(p.dp) + "*" + str(p.cp) +
                                          " = " + str(p.dp * p.cp));
       }
     }
     // Megatron-Core MoE: expert_tp * ep * expert-dp = tp * cp * dp.
-    if (state.dp_valid && ok({"parallel.tp", "parallel.cp", "parallel.ep", "parallel.expert_tp"}) &&
+    if (s.is_training() && state.dp_valid && ok({"parallel.tp", "parallel.cp", "parallel.ep", "parallel.expert_tp"}) &&
         (p.tp * p.cp * p.dp) % (p.expert_tp * p.ep) != 0) {
       sink.error_at("parallel.expert_tp", "expert_tp*ep = " + str(p.expert_tp) + "*" + str(p.ep) +
                                               " does not divide tp*cp*dp = " + str(p.tp * p.cp * p.dp));
@@ -237,6 +284,10 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
       sink.error_at("training.seq_len", "seq_len (" + str(t.seq_len) + ") must be divisible by tp (" + str(p.tp) +
                                             ") with sequence_parallel");
     }
+  }
+
+  if (state.parallel_read && state.workload_read && state.system_read && !s.is_training()) {
+    check_inference(sink, s, state);
   }
 
   // --- Precision against the GPU ---------------------------------------------------------------

@@ -3,9 +3,13 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <functional>
+
+#include <nlohmann/json.hpp>
 
 #include "simulator/diagnostics.h"
 #include "simulator/scenario_checks.h"
+#include "simulator/serving/request_stream.h"
 #include "simulator/spec_readers.h"
 #include "simulator/yaml_reader.h"
 
@@ -300,6 +304,11 @@ std::optional<LengthSpec> read_length(Reader& ctx, const YamlValue& v) {
       if (r.has("mean") && r.has("p99") && l.p99 <= l.mean) {
         ctx.sink.error_at(r.path_of("p99"), "p99 (" + format_number(l.p99) + ") must exceed mean (" +
                                                 format_number(l.mean) + ") for a lognormal length");
+      } else if (r.has("mean") && r.has("p99") && !serving::lognormal_sigma(l.mean, l.p99)) {
+        ctx.sink.error_at(r.path_of("p99"), "p99/mean = " + format_number(l.p99 / l.mean) + " is more than a lognormal "
+                                                "can have (at most exp(z99^2/2) = " +
+                                                format_number(std::round(serving::lognormal_max_p99_ratio() * 100.0) / 100.0) +
+                                                "); use a smaller p99 or dist: exponential");
       }
       break;
     case LengthDistribution::uniform:
@@ -318,52 +327,116 @@ std::optional<LengthSpec> read_length(Reader& ctx, const YamlValue& v) {
   return l;
 }
 
-// A trace file: CSV with the header `arrival_s,input_len,output_len`, one request per line.
-std::vector<TraceRequest> read_trace(Reader& ctx, const YamlValue& v, const std::string& file) {
+// One trace request, checked: arrival times in order, positive lengths.
+bool valid_trace_row(const TraceRequest& r, const std::vector<TraceRequest>& before) {
+  return r.arrival.value() >= 0.0 && std::isfinite(r.arrival.value()) && r.input_len > 0 && r.output_len > 0 &&
+         (before.empty() || !(r.arrival < before.back().arrival));
+}
+
+// CSV with the header `arrival_s,input_len,output_len`, one request per line.
+std::vector<TraceRequest> read_csv_trace(std::istream& in, const std::function<void(int, const std::string&)>& bad) {
   std::vector<TraceRequest> out;
-  std::filesystem::path path = file;
-  if (path.is_relative() && !ctx.base_dir.empty()) path = ctx.base_dir / path;
-  std::ifstream in(path);
-  if (!in) {
-    ctx.sink.error(v.where, v.path, "cannot read trace file '" + path.string() + "'");
-    return out;
-  }
   std::string line;
   int number = 0;
-  const auto bad = [&](const std::string& what) {
-    ctx.sink.error(v.where, v.path, "trace file '" + path.string() + "' line " + std::to_string(number) + ": " + what);
-  };
   while (std::getline(in, line)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (number == 1) {
       if (line != "arrival_s,input_len,output_len") {
-        bad("expected the header 'arrival_s,input_len,output_len'");
+        bad(number, "expected the header 'arrival_s,input_len,output_len'");
         return {};
       }
       continue;
     }
     if (line.empty()) continue;
     std::istringstream fields(line);
-    std::string a, i, o;
+    std::string a, i, o, extra;
     std::getline(fields, a, ',');
     std::getline(fields, i, ',');
     std::getline(fields, o, ',');
     try {
       std::size_t used_a = 0, used_i = 0, used_o = 0;
       TraceRequest r{Seconds(std::stod(a, &used_a)), std::stoi(i, &used_i), std::stoi(o, &used_o)};
-      if (used_a != a.size() || used_i != i.size() || used_o != o.size() || r.arrival.value() < 0.0 ||
-          r.input_len <= 0 || r.output_len <= 0 || (!out.empty() && r.arrival < out.back().arrival)) {
+      if (used_a != a.size() || used_i != i.size() || used_o != o.size() || std::getline(fields, extra) ||
+          !valid_trace_row(r, out)) {
         throw std::invalid_argument("bad row");
       }
       out.push_back(r);
     } catch (const std::exception&) {
-      bad("expected 'arrival_s,input_len,output_len' with arrival times in order and positive lengths, found '" +
-          line + "'");
+      bad(number, "expected 'arrival_s,input_len,output_len' with arrival times in order and positive lengths, "
+                  "found '" + line + "'");
       return {};
     }
   }
-  if (out.empty()) bad("the trace has no requests");
+  return out;
+}
+
+// JSON Lines: one object per line, {"arrival_s": 0.5, "input_len": 512, "output_len": 128}.
+std::vector<TraceRequest> read_jsonl_trace(std::istream& in, const std::function<void(int, const std::string&)>& bad) {
+  std::vector<TraceRequest> out;
+  std::string line;
+  int number = 0;
+  const std::vector<std::string> keys = {"arrival_s", "input_len", "output_len"};
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      bad(number, "expected a JSON object {\"arrival_s\": ..., \"input_len\": ..., \"output_len\": ...}, found '" +
+                      line + "'");
+      return {};
+    }
+    for (const auto& item : j.items()) {
+      if (std::find(keys.begin(), keys.end(), item.key()) == keys.end()) {
+        const std::string near = closest_match(item.key(), keys);
+        bad(number, "unknown key '" + item.key() + "' (expected arrival_s, input_len, output_len)" +
+                        (near.empty() ? std::string() : "; did you mean '" + near + "'?"));
+        return {};
+      }
+    }
+    for (const auto& key : keys) {
+      if (!j.contains(key)) {
+        bad(number, "missing key '" + key + "'");
+        return {};
+      }
+    }
+    const auto& a = j["arrival_s"];
+    const auto& i = j["input_len"];
+    const auto& o = j["output_len"];
+    if (!a.is_number() || !i.is_number_integer() || !o.is_number_integer()) {
+      bad(number, "expected a number for arrival_s and whole numbers for input_len and output_len, found '" + line + "'");
+      return {};
+    }
+    const TraceRequest r{Seconds(a.get<double>()), i.get<int>(), o.get<int>()};
+    if (!valid_trace_row(r, out)) {
+      bad(number, "expected arrival times in order (seconds, not negative) and positive lengths, found '" + line + "'");
+      return {};
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+// A trace file of requests: CSV (`arrival_s,input_len,output_len` header), or JSON Lines when
+// the name ends in .jsonl.
+std::vector<TraceRequest> read_trace(Reader& ctx, const YamlValue& v, const std::string& file) {
+  std::filesystem::path path = file;
+  if (path.is_relative() && !ctx.base_dir.empty()) path = ctx.base_dir / path;
+  std::ifstream in(path);
+  if (!in) {
+    ctx.sink.error(v.where, v.path, "cannot read trace file '" + path.string() + "'");
+    return {};
+  }
+  const auto bad = [&](int line, const std::string& what) {
+    ctx.sink.error(v.where, v.path, "trace file '" + path.string() + "' line " + std::to_string(line) + ": " + what);
+  };
+  const bool jsonl = path.extension() == ".jsonl";
+  const std::size_t errors_before = ctx.sink.error_count();
+  std::vector<TraceRequest> out = jsonl ? read_jsonl_trace(in, bad) : read_csv_trace(in, bad);
+  if (out.empty() && ctx.sink.error_count() == errors_before) {
+    ctx.sink.error(v.where, v.path, "trace file '" + path.string() + "' has no requests");
+  }
   return out;
 }
 
@@ -377,7 +450,8 @@ const std::vector<std::string>& serving_keys() {
 
 std::optional<InferenceWorkload> read_inference(Reader& ctx, const YamlValue& v) {
   const MapReader r(ctx.sink, v.node, v.path, v.where,
-                    with_keys({"mode", "batch", "input_len", "output_len", "cuda_graphs"}, serving_keys()));
+                    with_keys({"mode", "batch", "input_len", "output_len", "cuda_graphs", "decode_attention"},
+                              serving_keys()));
   if (!r.is_mapping()) return std::nullopt;
   InferenceWorkload w;
   const auto mode = r.enumeration<InferenceMode>("mode");
@@ -387,6 +461,7 @@ std::optional<InferenceWorkload> read_inference(Reader& ctx, const YamlValue& v)
   }
   w.mode = *mode;
   if (auto x = r.boolean("cuda_graphs")) w.cuda_graphs = *x;
+  if (auto x = r.enumeration<DecodeAttention>("decode_attention")) w.decode_attention = *x;
   if (w.mode == InferenceMode::static_batch) {
     for (const auto& key : serving_keys()) {
       if (r.has(key)) r.not_allowed(key, "it applies only with mode: serving");
@@ -405,7 +480,9 @@ std::optional<InferenceWorkload> read_inference(Reader& ctx, const YamlValue& v)
     ctx.sink.error_at(r.path_of("trace"), "a trace file gives the arrivals; remove it or set arrivals: trace");
   }
   if (has_trace) s.arrivals = ArrivalProcess::trace;
-  if (s.arrivals == ArrivalProcess::trace && !has_trace) r.missing("trace", "a CSV file arrival_s,input_len,output_len");
+  if (s.arrivals == ArrivalProcess::trace && !has_trace) {
+    r.missing("trace", "a CSV file (arrival_s,input_len,output_len) or a .jsonl file of requests");
+  }
   if (auto x = r.quantity("arrival_rate", Dimension::frequency)) s.arrival_rate_per_s = *x;
   else if (!r.has("arrival_rate") && (s.arrivals == ArrivalProcess::poisson || s.arrivals == ArrivalProcess::gamma)) {
     r.missing("arrival_rate", "requests per second, e.g. \"8/s\"");

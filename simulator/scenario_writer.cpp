@@ -111,6 +111,7 @@ void write_gpu(Writer& w, int indent, const GpuSpec& g) {
   w.quantity_or(i, "nvlink_bandwidth", g.nvlink_bandwidth.value(), Dimension::bandwidth, "none");
   w.quantity_or(i, "host_bandwidth", g.host_bandwidth.value(), Dimension::bandwidth, "unknown");
   w.quantity_or(i, "tdp", g.tdp_watts, Dimension::power, "unknown");
+  if (g.unified_memory) w.value(i, "unified_memory", "true");
   if (!g.power_modes.empty()) {
     w.key(i, "power_modes");
     for (const PowerMode& m : g.power_modes) {
@@ -179,6 +180,7 @@ void write_inference(Writer& w, const InferenceWorkload& inf) {
   w.key(0, "inference");
   w.enumeration(2, "mode", inf.mode);
   w.boolean(2, "cuda_graphs", inf.cuda_graphs);
+  w.enumeration(2, "decode_attention", inf.decode_attention);
   if (inf.mode == InferenceMode::static_batch) {
     w.integer(2, "batch", inf.batch);
     w.integer(2, "input_len", inf.input_len);

@@ -30,7 +30,7 @@ int to_int(long long v) { return static_cast<int>(v); }
 const std::vector<std::string>& gpu_field_keys() {
   static const std::vector<std::string> keys = {
       "display_name", "architecture",    "dense_peak",      "memory", "memory_bandwidth", "sm_count",
-      "l2_cache",     "nvlink_bandwidth", "host_bandwidth", "tdp",    "power_modes"};
+      "l2_cache",     "nvlink_bandwidth", "host_bandwidth", "tdp",    "unified_memory", "power_modes"};
   return keys;
 }
 
@@ -80,6 +80,7 @@ void read_gpu_fields(const MapReader& r, GpuSpec& gpu) {
   if (auto v = quantity_or_word(r, "nvlink_bandwidth", Dimension::bandwidth, "none")) gpu.nvlink_bandwidth = Bandwidth(*v);
   if (auto v = quantity_or_word(r, "host_bandwidth", Dimension::bandwidth, "unknown")) gpu.host_bandwidth = Bandwidth(*v);
   if (auto v = quantity_or_word(r, "tdp", Dimension::power, "unknown")) gpu.tdp_watts = *v;
+  if (auto v = r.boolean("unified_memory")) gpu.unified_memory = *v;
   if (auto v = r.get("power_modes")) {
     if (!v->node.IsSequence()) {
       r.sink().error(v->where, v->path, "expected a sequence of power modes, found " + describe_node(v->node));

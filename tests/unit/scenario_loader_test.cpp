@@ -419,6 +419,7 @@ system: {gpu: h100-sxm-80gb, gpus: 8}
 inference:
   mode: serving
   cuda_graphs: false
+  decode_attention: per-query-head
   arrivals: gamma
   arrival_rate: 120/min
   gamma_cv: 2
@@ -436,7 +437,7 @@ inference:
   preemption: swap
   prefix_cache_hit_rate: 0.3
   replicas: 2
-  disaggregation: {prefill_gpus: 2, decode_gpus: 6}
+  disaggregation: {prefill_gpus: 4, decode_gpus: 4}
   slo: {ttft: 1 s}
 parallel: {tp: 4}
 precision: int8

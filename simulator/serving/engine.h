@@ -1,0 +1,150 @@
+#pragma once
+// One serving engine: a model instance (or one pipeline micro-batch slot of it) with its own
+// waiting queue, running batch, paged KV pool and batching policy. The serving simulator
+// (serving_simulator.h) owns the clock and many engines; an engine only plans and applies
+// iterations.
+//
+// Request life (token counts per request):
+//   prompt     tokens to prefill: the input, or input + generated after a recompute preemption
+//   cached     prompt tokens found in the prefix cache (block-aligned; never prefilled, and held
+//              in the shared prefix store rather than the request's own blocks)
+//   prefilled  prompt tokens in the KV cache; a request whose prefill completes emits a token
+//   kv         tokens in its KV cache; each decode step appends the last emitted token and
+//              emits the next, attending over kv + 1 tokens
+//   blocks     paged KV blocks it holds: ceil((kv - cached) / block_tokens)
+//
+// Policies (ServingWorkload::scheduler):
+//   continuous  iteration-level batching (Orca, Yu et al. OSDI'22; vLLM). Every iteration: the
+//               running decodes first, one token each (a decode that needs a new KV block when none
+//               is free preempts the most recently admitted request: vLLM's policy), then prompt
+//               tokens up to the token budget max_batch_tokens. With chunked_prefill (Sarathi-Serve,
+//               Agrawal et al. OSDI'24) partial prefills continue and new requests are admitted
+//               FCFS with chunks cut to the budget, in the same iteration as the decodes. Without
+//               it, an iteration is either prefill-only (whole prompts that fit the budget, at
+//               least one; prefills first, as vLLM v0) or decode-only. A request is admitted when
+//               the batch has a free slot (max_batch) and the pool has the blocks for what it
+//               prefills now (head-of-line: FCFS, no skipping).
+//   static      a batch of max_batch requests is formed when that many wait (the simulation
+//               flushes a last, partial batch when the stream has ended); each reserves KV for its
+//               whole input + output. The batch prefills at once,
+//               then decodes until its longest request finishes, shorter ones padded; every
+//               request's answer is returned when the batch ends (the classic generate() loop).
+//   dynamic     as static, but the batch also starts when the oldest waiting request has waited
+//               batch_timeout (Triton's dynamic batcher).
+// Preemption: recompute frees the victim's blocks and puts it at the head of the queue to
+// prefill input + generated again; swap moves its blocks to host memory (the copy time,
+// bytes / host bandwidth, is added to the iteration) and back before it resumes decoding.
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "model/workload.h"
+#include "simulator/inference/step_cost.h"
+
+namespace stepcast::serving {
+
+enum class EngineRole { mixed, prefill_only, decode_only };
+
+struct RequestState {
+  double arrival = 0.0;
+  int input = 0;
+  int output = 0;
+  int prompt = 0;
+  int cached = 0;
+  int prefilled = 0;
+  int kv = 0;
+  int generated = 0;
+  int blocks = 0;
+  int preemptions = 0;
+  bool swapped = false;
+  double first_token = -1.0;
+  double finish = -1.0;
+  bool dropped = false;  // could never fit the KV pool
+};
+
+struct SchedulerConfig {
+  BatchScheduler policy = BatchScheduler::continuous;
+  int max_batch = 256;
+  int max_batch_tokens = 8192;
+  bool chunked_prefill = true;
+  double batch_timeout_s = 0.0;
+  int block_tokens = 16;
+  bool swap = false;                   // preemption by swapping (false: recompute)
+  double swap_seconds_per_block = 0.0;  // one block to or from host memory
+};
+
+struct EngineCounters {
+  std::int64_t iterations = 0;
+  double busy_s = 0.0;
+  double batch_seconds = 0.0;   // sum of batch size x iteration time
+  int preemptions = 0;
+};
+
+class Engine {
+ public:
+  Engine(EngineRole role, const SchedulerConfig& config, int total_blocks, StepCostModel& cost);
+
+  void enqueue(int request);
+  // Starts an iteration at `now` if the engine is idle and has work the policy runs now;
+  // returns whether it started. `stream_ended`: no request will arrive any more.
+  bool try_start(double now, std::vector<RequestState>& requests, bool stream_ended);
+  // Applies the running iteration, which ends now. Requests that finished are appended to
+  // `finished`; requests whose prefill completed on a prefill-only engine to `handed_off`.
+  void complete(std::vector<RequestState>& requests, std::vector<int>& finished, std::vector<int>& handed_off);
+
+  [[nodiscard]] bool busy() const { return m_busy; }
+  [[nodiscard]] double busy_until() const { return m_end; }
+  // When a dynamic batcher's window closes (it must be woken then), if it is waiting for one.
+  [[nodiscard]] std::optional<double> wake_time(const std::vector<RequestState>& requests) const;
+
+  [[nodiscard]] EngineRole role() const { return m_role; }
+  [[nodiscard]] std::size_t waiting() const { return m_waiting.size() + m_swapped.size(); }
+  [[nodiscard]] std::size_t running() const { return m_running.size(); }
+  [[nodiscard]] std::size_t load() const { return waiting() + running(); }
+  [[nodiscard]] int used_blocks() const { return m_used_blocks; }
+  [[nodiscard]] int total_blocks() const { return m_total_blocks; }
+  [[nodiscard]] const EngineCounters& counters() const { return m_counters; }
+  // Requests this engine dropped because they can never fit its KV pool.
+  [[nodiscard]] const std::vector<int>& dropped() const { return m_dropped; }
+
+ private:
+  struct Chunk {
+    int request = 0;
+    int tokens = 0;
+  };
+
+  [[nodiscard]] int blocks_for(const RequestState& r, int kv_tokens) const;
+  bool plan_continuous(std::vector<RequestState>& requests);
+  bool plan_batch(double now, std::vector<RequestState>& requests, bool stream_ended);
+  void preempt_last(std::vector<RequestState>& requests);
+  bool schedule_prefill(std::vector<RequestState>& requests, int request, int& budget, bool whole_prompt_only);
+  void admit_swapped(std::vector<RequestState>& requests, int& budget);
+  void start(double now, std::vector<RequestState>& requests);
+
+  EngineRole m_role;
+  SchedulerConfig m_config;
+  StepCostModel* m_cost;
+  int m_total_blocks = 0;
+  int m_used_blocks = 0;
+
+  std::deque<int> m_waiting;
+  std::deque<int> m_swapped;
+  std::vector<int> m_running;  // in admission order
+  std::vector<int> m_dropped;
+
+  // The iteration in flight.
+  bool m_busy = false;
+  double m_start = 0.0;
+  double m_end = 0.0;
+  double m_extra_s = 0.0;            // swap copies added to this iteration
+  std::vector<int> m_decodes;
+  std::vector<Chunk> m_prefills;
+  bool m_batch_active = false;       // static/dynamic: a batch is running
+  bool m_batch_prefilled = false;
+
+  EngineCounters m_counters;
+};
+
+}  // namespace stepcast::serving

@@ -1,0 +1,294 @@
+// The serving simulator: its random streams, queueing laws it must obey (Little's law, M/D/1),
+// determinism, monotone response to load, KV-block accounting, the batching policies and the
+// saturation verdict.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "simulator/collective_models.h"
+#include "simulator/inference/inference_predictor.h"
+#include "simulator/inference/step_cost.h"
+#include "simulator/scenario_loader.h"
+#include "simulator/serving/random.h"
+#include "simulator/serving/request_stream.h"
+#include "simulator/serving/serving_metrics.h"
+#include "simulator/serving/serving_simulator.h"
+
+namespace stepcast {
+namespace {
+
+// Llama 3 8B on one H100 with a serving block `inference` (YAML flow-mapping body).
+Scenario serving_scenario(const std::string& inference, const std::string& model = "llama3-8b", int gpus = 1,
+                          const std::string& parallel = "{tp: 1}") {
+  return parse_scenario("schema_version: 1\nmodel: " + model + "\nsystem: {gpu: h100-sxm-80gb, gpus: " +
+                            std::to_string(gpus) + "}\nparallel: " + parallel +
+                            "\nprecision: bf16\ninference: {mode: serving, " + inference + "}\n",
+                        "serving.yaml");
+}
+
+InferencePredictorOptions quick() {
+  InferencePredictorOptions o;
+  o.max_time_series_points = 128;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("SplitMix64 and xoshiro256** reproduce their reference outputs") {
+  // splitmix64.c (Vigna) seeded with 1234567.
+  serving::SplitMix64 sm(1234567);
+  CHECK(sm.next() == 6457827717110365317ULL);
+  CHECK(sm.next() == 3203168211198807973ULL);
+  CHECK(sm.next() == 9817491932198370423ULL);
+  // xoshiro256starstar.c with its state from splitmix64(42) (computed independently from the
+  // published algorithms).
+  serving::Random r(42);
+  CHECK(r.next() == 1546998764402558742ULL);
+  CHECK(r.next() == 6990951692964543102ULL);
+  CHECK(r.next() == 12544586762248559009ULL);
+}
+
+TEST_CASE("a lognormal length has the mean and 99th percentile it was given") {
+  ServingWorkload w;
+  w.requests = 200000;
+  w.arrivals = ArrivalProcess::all_at_once;
+  w.input_len = {LengthDistribution::lognormal, 1000.0, 5000.0};
+  w.output_len = {LengthDistribution::exponential, 200.0};
+  const auto stream = serving::make_request_stream(w);
+  std::vector<double> in, out;
+  for (const auto& r : stream) {
+    in.push_back(r.input_len);
+    out.push_back(r.output_len);
+  }
+  const LatencyStats si = serving::latency_stats(in);  // the same summary, in tokens
+  CHECK(si.mean.value() == doctest::Approx(1000.0).epsilon(0.02));
+  CHECK(si.p99.value() == doctest::Approx(5000.0).epsilon(0.03));
+  const LatencyStats so = serving::latency_stats(out);
+  CHECK(so.mean.value() == doctest::Approx(200.0).epsilon(0.02));
+  // Exponential: the median is ln 2 times the mean.
+  CHECK(so.p50.value() == doctest::Approx(200.0 * std::log(2.0)).epsilon(0.03));
+}
+
+TEST_CASE("Poisson and gamma arrivals have the requested rate and burstiness") {
+  ServingWorkload w;
+  w.requests = 100000;
+  w.arrival_rate_per_s = 50.0;
+  w.input_len = {LengthDistribution::fixed, 100.0};
+  w.output_len = {LengthDistribution::fixed, 10.0};
+  for (const double cv : {1.0, 3.0}) {
+    w.arrivals = cv == 1.0 ? ArrivalProcess::poisson : ArrivalProcess::gamma;
+    w.gamma_cv = cv;
+    const auto s = serving::make_request_stream(w);
+    double sum = 0.0, sq = 0.0;
+    for (std::size_t i = 1; i < s.size(); ++i) {
+      const double gap = s[i].arrival_s - s[i - 1].arrival_s;
+      sum += gap;
+      sq += gap * gap;
+    }
+    const double n = static_cast<double>(s.size() - 1);
+    const double mean = sum / n;
+    const double sd = std::sqrt(sq / n - mean * mean);
+    CHECK(mean == doctest::Approx(1.0 / 50.0).epsilon(0.02));
+    CHECK(sd / mean == doctest::Approx(cv).epsilon(0.05));
+  }
+}
+
+TEST_CASE("the same seed gives the same prediction; another seed another") {
+  const std::string base =
+      "arrival_rate: 20/s, requests: 400, input_len: {dist: lognormal, mean: 512, p99: 2048}, "
+      "output_len: {dist: lognormal, mean: 128, p99: 512}, ";
+  const InferencePrediction a = predict_inference(serving_scenario(base + "seed: 7"), quick());
+  const InferencePrediction b = predict_inference(serving_scenario(base + "seed: 7"), quick());
+  const InferencePrediction c = predict_inference(serving_scenario(base + "seed: 8"), quick());
+  CHECK(a.ttft.p99 == b.ttft.p99);
+  CHECK(a.e2e.mean == b.e2e.mean);
+  CHECK(a.output_tokens_per_s == b.output_tokens_per_s);
+  CHECK(a.time_series.size() == b.time_series.size());
+  CHECK(a.e2e.mean != c.e2e.mean);
+}
+
+TEST_CASE("Little's law: mean requests in the system = throughput x mean time in the system") {
+  const InferencePrediction p = predict_inference(
+      serving_scenario("arrival_rate: 30/s, requests: 3000, input_len: {dist: lognormal, mean: 400, p99: 2000}, "
+                       "output_len: {dist: exponential, mean: 150}, seed: 3"),
+      quick());
+  // Over a run that starts and ends empty, the time-average number in the system times the span
+  // is the sum of the requests' sojourn times, so L = lambda W holds exactly.
+  CHECK(p.mean_requests_in_system == doctest::Approx(p.requests_per_s * p.e2e.mean.value()).epsilon(1e-6));
+  CHECK(p.mean_requests_in_system > 1.0);
+}
+
+TEST_CASE("M/D/1: one request at a time with deterministic service waits rho / (2 mu (1 - rho)) on average") {
+  // Service of a lone request: its prefill and 7 decode iterations.
+  const std::string lengths = "input_len: 256, output_len: 8, max_batch: 1, ";
+  const InferencePrediction alone =
+      predict_inference(serving_scenario(lengths + "arrivals: all-at-once, requests: 1"), quick());
+  const double service = alone.e2e.mean.value();
+  const double mu = 1.0 / service;
+  const double rho = 0.7;
+  const double lambda = rho * mu;
+  const InferencePrediction p = predict_inference(
+      serving_scenario(lengths + "arrival_rate: \"" + std::to_string(lambda) + "/s\", requests: 60000, seed: 11"),
+      quick());
+  const double expected_wait = rho / (2.0 * mu * (1.0 - rho));
+  const double wait = p.ttft.mean.value() - alone.ttft.mean.value();
+  CHECK(p.e2e.p50.value() >= service * 0.999);
+  // 60,000 arrivals: the sample mean of the wait is within a few percent of the formula.
+  CHECK(wait == doctest::Approx(expected_wait).epsilon(0.05));
+  CHECK_FALSE(p.saturated);
+}
+
+TEST_CASE("latency grows and never falls as the arrival rate rises; throughput follows the load") {
+  double last_ttft = 0.0, last_e2e = 0.0, last_throughput = 0.0;
+  for (const double rate : {2.0, 8.0, 32.0, 128.0}) {
+    const InferencePrediction p = predict_inference(
+        serving_scenario("arrival_rate: \"" + std::to_string(rate) + "/s\", requests: 1500, " +
+                         "input_len: {dist: lognormal, mean: 800, p99: 3000}, output_len: {dist: lognormal, mean: 200, "
+                         "p99: 800}, seed: 5"),
+        quick());
+    CAPTURE(rate);
+    CHECK(p.ttft.mean.value() >= last_ttft);
+    CHECK(p.e2e.p90.value() >= last_e2e);
+    CHECK(p.output_tokens_per_s >= last_throughput);
+    last_ttft = p.ttft.mean.value();
+    last_e2e = p.e2e.p90.value();
+    last_throughput = p.output_tokens_per_s;
+  }
+}
+
+TEST_CASE("an arrival rate beyond capacity is declared saturated, with the numbers") {
+  const std::string lengths = "input_len: 2000, output_len: 500, requests: 3000, seed: 2, ";
+  const InferencePrediction over = predict_inference(serving_scenario(lengths + "arrival_rate: 200/s"), quick());
+  CHECK(over.saturated);
+  CHECK(over.saturation.find("saturated") == 0);
+  CHECK(over.capacity_requests_per_s > 0.0);
+  CHECK(over.capacity_requests_per_s < 200.0);
+  const InferencePrediction under = predict_inference(
+      serving_scenario(lengths + "arrival_rate: \"" + std::to_string(0.5 * over.capacity_requests_per_s) + "/s\""),
+      quick());
+  CHECK_FALSE(under.saturated);
+  CHECK(under.saturation.empty());
+  // An offline run is a capacity measurement, not a warning.
+  const InferencePrediction offline =
+      predict_inference(serving_scenario(lengths + "arrivals: all-at-once"), quick());
+  CHECK_FALSE(offline.saturated);
+  CHECK(offline.requests_per_s == doctest::Approx(over.capacity_requests_per_s).epsilon(0.1));
+}
+
+TEST_CASE("KV blocks: a small pool preempts and still finishes everything, occupancy within the pool") {
+  for (const std::string preemption : {"recompute", "swap"}) {
+    CAPTURE(preemption);
+    const InferencePrediction p = predict_inference(
+        serving_scenario("arrivals: all-at-once, requests: 400, input_len: 1500, output_len: 1500, "
+                         "kv_memory_fraction: 0.08, max_batch: 256, preemption: " + preemption),
+        quick());
+    CHECK(p.preemptions > 0);
+    CHECK(p.dropped == 0);
+    CHECK(p.peak_kv_occupancy <= 1.0);
+    CHECK(p.peak_kv_occupancy > 0.9);
+    CHECK(p.e2e.mean.value() > 0.0);
+  }
+  // A pool of ~5.3 GB holds 5.3e9 / 131072 B per token (Llama 3 8B) ~ 40k tokens: about 13
+  // sequences of 3000 tokens, far fewer than max_batch.
+  const InferencePrediction p = predict_inference(
+      serving_scenario("arrivals: all-at-once, requests: 50, input_len: 1500, output_len: 1500, kv_memory_fraction: 0.08"),
+      quick());
+  CHECK(p.max_concurrent_sequences < 20);
+}
+
+TEST_CASE("static batching returns a whole batch at once; dynamic batching waits at most its window") {
+  const InferencePrediction s = predict_inference(
+      serving_scenario("arrivals: all-at-once, requests: 8, scheduler: static, max_batch: 8, "
+                       "input_len: 128, output_len: {dist: uniform, min: 10, max: 200}"),
+      quick());
+  // Every request of the one batch finishes when its longest does.
+  CHECK(s.e2e.p50 == s.e2e.p99);
+  // One request alone, a 50 ms window and a batch of 4 that never fills: it starts after 50 ms.
+  const InferencePrediction d = predict_inference(
+      serving_scenario("arrival_rate: 1/s, requests: 1, scheduler: dynamic, max_batch: 4, batch_timeout: 50 ms, "
+                       "input_len: 128, output_len: 16"),
+      quick());
+  const InferencePrediction c = predict_inference(
+      serving_scenario("arrival_rate: 1/s, requests: 1, input_len: 128, output_len: 16"), quick());
+  CHECK(d.ttft.mean.value() == doctest::Approx(c.ttft.mean.value() + 0.050));
+}
+
+TEST_CASE("chunked prefill lets decodes run beside long prompts; without it they stall") {
+  const std::string base = "arrival_rate: 4/s, requests: 300, input_len: {dist: lognormal, mean: 3000, p99: 12000}, "
+                           "output_len: 256, max_batch_tokens: 2048, seed: 9, ";
+  const InferencePrediction chunked = predict_inference(serving_scenario(base + "chunked_prefill: true"), quick());
+  const InferencePrediction whole = predict_inference(serving_scenario(base + "chunked_prefill: false"), quick());
+  // A whole-prompt prefill iteration stalls every running decode: the worst time per token grows.
+  CHECK(whole.tpot.p99 > chunked.tpot.p99);
+}
+
+TEST_CASE("prefix caching skips the cached part of each prompt") {
+  const std::string base = "arrival_rate: 10/s, requests: 500, input_len: 2048, output_len: 64, seed: 4, ";
+  const InferencePrediction none = predict_inference(serving_scenario(base + "prefix_cache_hit_rate: 0"), quick());
+  const InferencePrediction half = predict_inference(serving_scenario(base + "prefix_cache_hit_rate: 0.5"), quick());
+  CHECK(half.prefix_cache_hit_tokens == doctest::Approx(0.5));
+  CHECK(half.ttft.mean < none.ttft.mean);
+}
+
+TEST_CASE("replicas share the load; disaggregated serving moves the prompt's KV to a decode instance") {
+  const std::string base = "arrival_rate: 40/s, requests: 2000, input_len: {dist: lognormal, mean: 1024, p99: 4096}, "
+                           "output_len: {dist: lognormal, mean: 256, p99: 1024}, seed: 6";
+  const InferencePrediction one = predict_inference(serving_scenario(base), quick());
+  const InferencePrediction two = predict_inference(serving_scenario(base + ", replicas: 2", "llama3-8b", 2), quick());
+  CHECK(two.ttft.p90 < one.ttft.p90);
+  CHECK(two.max_concurrent_sequences == 2 * one.max_concurrent_sequences);
+  const InferencePrediction disaggregated = predict_inference(
+      serving_scenario(base + ", disaggregation: {prefill_gpus: 1, decode_gpus: 1}", "llama3-8b", 2), quick());
+  CHECK(disaggregated.requests == 2000);
+  CHECK(disaggregated.dropped == 0);
+  CHECK(std::any_of(disaggregated.notes.begin(), disaggregated.notes.end(),
+                    [](const std::string& n) { return n.find("disaggregated") == 0; }));
+}
+
+TEST_CASE("a trace file gives the arrivals and lengths") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "stepcast_serving_test";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream csv(dir / "trace.jsonl");
+    csv << R"({"arrival_s": 0.0, "input_len": 100, "output_len": 10})" << "\n"
+        << R"({"arrival_s": 5.0, "input_len": 100, "output_len": 10})" << "\n";
+  }
+  const Scenario s = parse_scenario("schema_version: 1\nmodel: llama3-8b\nsystem: {gpu: h100-sxm-80gb, gpus: 1}\n"
+                                    "inference: {mode: serving, trace: trace.jsonl}\n",
+                                    (dir / "scenario.yaml").string());
+  const InferencePrediction p = predict_inference(s, quick());
+  CHECK(p.requests == 2);
+  // Two lone requests, 5 s apart: the run spans 5 s plus the second one's service.
+  CHECK(p.makespan.value() == doctest::Approx(5.0 + p.e2e.mean.value()).epsilon(1e-9));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the time series stays bounded and evenly spaced however long the run") {
+  serving::TimeSeriesRecorder recorder(0.0, 1.0, 16);
+  ServingSample state;
+  for (int t = 1; t <= 1000; ++t) {
+    state.queued = t;
+    recorder.advance(t, state);
+  }
+  const auto& samples = recorder.samples();
+  CHECK(samples.size() < 16);
+  CHECK(samples.size() >= 8);
+  for (std::size_t i = 1; i < samples.size(); ++i) {
+    CHECK(samples[i].time.value() - samples[i - 1].time.value() == doctest::Approx(recorder.interval()));
+  }
+}
+
+TEST_CASE("percentiles interpolate between order statistics") {
+  std::vector<double> v = {4.0, 1.0, 3.0, 2.0, 5.0};
+  const LatencyStats s = serving::latency_stats(v);
+  CHECK(s.mean.value() == 3.0);
+  CHECK(s.p50.value() == 3.0);
+  // h = (5 - 1) 0.9 = 3.6: 4 + 0.6 (5 - 4).
+  CHECK(s.p90.value() == doctest::Approx(4.6));
+}
+
+}  // namespace stepcast
