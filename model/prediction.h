@@ -135,7 +135,8 @@ struct InferencePrediction {
   double arrival_rate_per_s = 0.0;   // offered load (measured from the arrivals)
   double goodput_requests_per_s = 0.0;  // requests meeting every SLO, per second
   double slo_attainment = 0.0;       // share of requests meeting every SLO (1 without SLOs)
-  double capacity_requests_per_s = 0.0;  // service rate while work was queued (0: never queued)
+  double capacity_requests_per_s = 0.0;  // requests/s the engines served while requests were left
+                                         // waiting (0: they always kept up)
   bool saturated = false;            // arrivals outpace service: the queue grows without bound
   std::string saturation;            // the statement explaining it (empty when not saturated)
   int preemptions = 0;

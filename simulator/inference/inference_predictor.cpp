@@ -240,9 +240,11 @@ InferencePrediction predict_serving(const Scenario& scenario, StepCostModel& ste
   }
   p.slo_attainment = served > 0 ? static_cast<double>(good) / served : 0.0;
   const double window = run.last_arrival - run.first_arrival;
-  const bool offline = window <= 0.0;
-  p.arrival_rate_per_s = offline ? 0.0 : (static_cast<double>(run.requests.size()) - 1.0) / window;
-  p.capacity_requests_per_s = run.backlog_s > 0.0 ? run.backlog_completions / run.backlog_s : 0.0;
+  const bool offline = run.offline;
+  p.arrival_rate_per_s = window > 0.0 ? (static_cast<double>(run.requests.size()) - 1.0) / window : 0.0;
+  // The saturated rate means capacity only when the engines were saturated for a good part of the
+  // run (a brief burst at low load measures little).
+  p.capacity_requests_per_s = offline || run.saturated_share >= serving::kMinSaturatedShare ? run.capacity_requests_per_s : 0.0;
   p.preemptions = run.preemptions;
   p.mean_batch = run.mean_batch;
   p.mean_requests_in_system = run.mean_in_system;
@@ -261,7 +263,7 @@ InferencePrediction predict_serving(const Scenario& scenario, StepCostModel& ste
   si.last_arrival = run.last_arrival;
   si.queue_at_last_arrival = run.queue_at_last_arrival;
   si.capacity = p.capacity_requests_per_s;
-  si.backlog_share = run.backlog_share;
+  si.saturated_share = run.saturated_share;
   si.requests = p.requests;
   si.max_batch = w.max_batch;
   const serving::SaturationVerdict verdict = serving::assess_saturation(si, run.time_series);
@@ -289,7 +291,8 @@ InferencePrediction predict_serving(const Scenario& scenario, StepCostModel& ste
   p.decode_step = steps.breakdown(decode);
 
   if (offline) {
-    p.notes.emplace_back("offline run: every request arrives at once, so the throughput is the configuration's capacity");
+    p.notes.emplace_back("offline run: every request arrives in one burst, so the throughput is the configuration's "
+                         "capacity");
   }
   if (!p.fits) {
     p.notes.emplace_back(fmt::format("does not fit: weights, activations and buffers leave {:.2f} GiB per GPU for "

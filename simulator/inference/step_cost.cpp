@@ -106,7 +106,17 @@ Seconds StepCostModel::time(const StepWork& work) {
     linear = linear_stage(tokens);
   }
   const double pp = m_shape.pp;
-  Seconds gpu = (linear + attention_stage(work)) * pp + output_time(work.logit_rows);
+  Seconds output(0.0);
+  const auto rows = static_cast<std::size_t>(std::llround(std::max(work.logit_rows, 0.0)));
+  if (rows < kMaxCachedTokens) {
+    if (rows >= m_output_cache.size()) m_output_cache.resize(std::max(rows + 1, m_output_cache.size() * 2), -1.0);
+    double& cached = m_output_cache[rows];
+    if (cached < 0.0) cached = output_time(static_cast<double>(rows)).value();
+    output = Seconds(cached);
+  } else {
+    output = output_time(work.logit_rows);
+  }
+  Seconds gpu = (linear + attention_stage(work)) * pp + output;
   if (m_shape.pp > 1) {
     const Bytes activation(tokens * m_shape.hidden * m_shape.activation_bytes);
     gpu += m_collectives->time(CollectiveOp::send_recv, activation, m_pp_link) * (pp - 1.0);

@@ -4,6 +4,8 @@
 // iteration, so it is O(1): the weight part depends only on the step's token count and is
 // cached per count, attention is a closed form of the step's aggregate work.
 //
+// The output layer (logits, sampling, their gather) is cached per sampling row count.
+//
 //   stage(T, work)  = layers_stage x [ linear ops(T) + 2 all-reduce(T h) + prefill attention
 //                                      + decode attention ]
 //                     + embedding(T) + its vocab-parallel all-reduce (first stage)
@@ -75,6 +77,7 @@ class StepCostModel {
   double m_stage_moe_layers = 0.0;
   int m_layer_kernels = 0;
   std::vector<double> m_linear_cache;  // seconds per token count; < 0: not computed yet
+  std::vector<double> m_output_cache;  // seconds per logit row count; < 0: not computed yet
 };
 
 }  // namespace stepcast

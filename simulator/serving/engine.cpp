@@ -14,11 +14,6 @@ Engine::Engine(EngineRole role, const SchedulerConfig& config, int total_blocks,
 
 void Engine::enqueue(int request) { m_waiting.push_back(request); }
 
-int Engine::blocks_for(const RequestState& r, int kv_tokens) const {
-  const int own = std::max(kv_tokens - r.cached, 0);
-  return (own + m_config.block_tokens - 1) / m_config.block_tokens;
-}
-
 bool Engine::try_start(double now, std::vector<RequestState>& requests, bool stream_ended) {
   if (m_busy) return false;
   m_decodes.clear();
@@ -241,12 +236,21 @@ void Engine::start(double now, std::vector<RequestState>& requests) {
   m_end = now + dt;
   ++m_counters.iterations;
   m_counters.busy_s += dt;
+  m_saturated = !m_waiting.empty() || !m_swapped.empty();
+  if (m_saturated) m_counters.saturated_s += dt;
   m_counters.batch_seconds += static_cast<double>(m_decodes.size() + m_prefills.size()) * dt;
 }
 
 void Engine::complete(std::vector<RequestState>& requests, std::vector<int>& finished, std::vector<int>& handed_off) {
   assert(m_busy);
   m_busy = false;
+  const std::size_t before = finished.size() + handed_off.size();
+  apply_iteration(requests, finished, handed_off);
+  if (m_saturated) m_counters.saturated_completions += static_cast<int>(finished.size() + handed_off.size() - before);
+}
+
+void Engine::apply_iteration(std::vector<RequestState>& requests, std::vector<int>& finished,
+                             std::vector<int>& handed_off) {
   const double now = m_end;
 
   if (m_config.policy != BatchScheduler::continuous) {

@@ -80,6 +80,10 @@ struct EngineCounters {
   double busy_s = 0.0;
   double batch_seconds = 0.0;   // sum of batch size x iteration time
   int preemptions = 0;
+  // Iterations that started with requests left waiting: the engine was serving as fast as it
+  // can. Their time, and the requests they finished (or handed off), measure its capacity.
+  double saturated_s = 0.0;
+  int saturated_completions = 0;
 };
 
 class Engine {
@@ -115,13 +119,17 @@ class Engine {
     int tokens = 0;
   };
 
-  [[nodiscard]] int blocks_for(const RequestState& r, int kv_tokens) const;
+  [[nodiscard]] int blocks_for(const RequestState& r, int kv_tokens) const {
+    const int own = kv_tokens > r.cached ? kv_tokens - r.cached : 0;
+    return (own + m_config.block_tokens - 1) / m_config.block_tokens;
+  }
   bool plan_continuous(std::vector<RequestState>& requests);
   bool plan_batch(double now, std::vector<RequestState>& requests, bool stream_ended);
   void preempt_last(std::vector<RequestState>& requests);
   bool schedule_prefill(std::vector<RequestState>& requests, int request, int& budget, bool whole_prompt_only);
   void admit_swapped(std::vector<RequestState>& requests, int& budget);
   void start(double now, std::vector<RequestState>& requests);
+  void apply_iteration(std::vector<RequestState>& requests, std::vector<int>& finished, std::vector<int>& handed_off);
 
   EngineRole m_role;
   SchedulerConfig m_config;
@@ -141,6 +149,7 @@ class Engine {
   double m_extra_s = 0.0;            // swap copies added to this iteration
   std::vector<int> m_decodes;
   std::vector<Chunk> m_prefills;
+  bool m_saturated = false;          // requests were left waiting when it started
   bool m_batch_active = false;       // static/dynamic: a batch is running
   bool m_batch_prefilled = false;
 

@@ -13,8 +13,6 @@ namespace {
 constexpr double kGrowthShare = 0.02;
 // Arrival rate over measured capacity above which the system counts as overloaded.
 constexpr double kOverload = 1.05;
-// The arrival window must have been backlogged this much for the measured capacity to count.
-constexpr double kMinBacklogShare = 0.25;
 
 }  // namespace
 
@@ -79,7 +77,7 @@ SaturationVerdict assess_saturation(const SaturationInputs& in, const std::vecto
   const double backlog_floor = std::max(2.0 * in.max_batch, 0.05 * in.requests);
   const bool growing = v.queue_growth_per_s > kGrowthShare * in.arrival_rate && in.queue_at_last_arrival > backlog_floor;
   const bool overloaded =
-      in.capacity > 0.0 && in.backlog_share >= kMinBacklogShare && in.arrival_rate > kOverload * in.capacity;
+      in.capacity > 0.0 && in.saturated_share >= kMinSaturatedShare && in.arrival_rate > kOverload * in.capacity;
   v.saturated = growing || overloaded;
   if (!v.saturated) return v;
 

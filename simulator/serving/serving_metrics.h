@@ -15,11 +15,12 @@
 //   - the trend: the least-squares slope of the waiting queue over the arrival window (samples
 //     between the first and last arrival), in requests per second;
 //   - the backlog left: requests still waiting when the last one arrives;
-//   - the measured capacity: completions per second while requests were waiting (the engines'
-//     service rate when never starved).
+//   - the measured capacity: the engines' completions per second over the iterations that
+//     started with requests left waiting (their service rate when they cannot keep up).
 // It is saturated when the queue grew by more than 2% of the arrival rate per second and
 // still held more than max(2 x max_batch, 5% of the requests) at the last arrival, or when the
-// arrival rate exceeds the measured capacity by 5%. An offline run (every request at once) is a
+// engines were saturated for at least a quarter of the arrival window and the arrival rate
+// exceeds the measured capacity by 5%. An offline run (every request in one burst) is a
 // throughput measurement, never a saturation warning.
 
 #include <string>
@@ -50,14 +51,18 @@ class TimeSeriesRecorder {
   std::size_t m_max;
 };
 
+// The engines must have been saturated this much of the arrival window for their saturated
+// service rate to count as the capacity.
+inline constexpr double kMinSaturatedShare = 0.25;
+
 struct SaturationInputs {
   double arrival_rate = 0.0;         // requests per second offered (0 when all arrive at once)
   bool offline = false;
   double first_arrival = 0.0;
   double last_arrival = 0.0;
   double queue_at_last_arrival = 0.0;
-  double capacity = 0.0;             // measured completions per second while backlogged (0: none)
-  double backlog_share = 0.0;        // share of the arrival window with requests waiting
+  double capacity = 0.0;             // measured completions per second while saturated (0: none)
+  double saturated_share = 0.0;      // share of the arrival window the engines were saturated
   int requests = 0;
   int max_batch = 1;
 };

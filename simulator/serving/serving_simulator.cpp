@@ -97,7 +97,6 @@ ServingRun simulate_serving(const std::vector<RequestSpec>& stream, const Servin
   double t = run.first_arrival;
   double in_system_integral = 0.0;
   double kv_integral = 0.0;
-  double backlog_in_window = 0.0;
 
   const auto stream_ended = [&] { return next_arrival >= n && transfers.empty(); };
   const auto start_if_idle = [&](std::size_t e) {
@@ -152,10 +151,6 @@ ServingRun simulate_serving(const std::vector<RequestSpec>& stream, const Servin
     const double dt = t_next - t;
     in_system_integral += in_system * dt;
     kv_integral += state.kv_occupancy * dt;
-    if (state.queued > 0.0) {
-      run.backlog_s += dt;
-      backlog_in_window += std::max(0.0, std::min(t_next, run.last_arrival) - std::max(t, run.first_arrival));
-    }
     t = t_next;
 
     switch (kind) {
@@ -165,7 +160,6 @@ ServingRun simulate_serving(const std::vector<RequestSpec>& stream, const Servin
         engines[which].complete(run.requests, finished, handed_off);
         done += finished.size();
         in_system -= static_cast<double>(finished.size());
-        if (state.queued > 0.0) run.backlog_completions += static_cast<int>(finished.size());
         for (const int id : handed_off) {
           const double transfer = setup.kv_transfer_s ? setup.kv_transfer_s(run.requests[static_cast<std::size_t>(id)].prompt) : 0.0;
           transfers.emplace(t + transfer, id);
@@ -207,7 +201,31 @@ ServingRun simulate_serving(const std::vector<RequestSpec>& stream, const Servin
     run.mean_in_system = in_system_integral / span;
     run.mean_kv_occupancy = kv_integral / span;
   }
-  run.backlog_share = window > 0.0 ? backlog_in_window / window : 0.0;
+  run.offline = window <= 0.01 * span;
+  // Capacity: each role's engines serve at their saturated rate; the slower role binds.
+  double capacity = 0.0;
+  bool measured = false;
+  double saturated_time = 0.0;
+  for (const EngineRole role : {EngineRole::mixed, EngineRole::prefill_only, EngineRole::decode_only}) {
+    double rate_sum = 0.0;
+    int measured_engines = 0;
+    int role_engines = 0;
+    for (const Engine& e : engines) {
+      if (e.role() != role) continue;
+      ++role_engines;
+      saturated_time += e.counters().saturated_s;
+      if (e.counters().saturated_s > 0.0) {
+        rate_sum += e.counters().saturated_completions / e.counters().saturated_s;
+        ++measured_engines;
+      }
+    }
+    if (measured_engines == 0) continue;
+    const double role_capacity = rate_sum / measured_engines * role_engines;
+    capacity = measured ? std::min(capacity, role_capacity) : role_capacity;
+    measured = true;
+  }
+  run.capacity_requests_per_s = capacity;
+  run.saturated_share = window > 0.0 ? saturated_time / (static_cast<double>(engines.size()) * window) : 1.0;
   double busy = 0.0;
   double batch_seconds = 0.0;
   for (const Engine& e : engines) {

@@ -52,9 +52,9 @@ struct ServingRun {
   double mean_in_system = 0.0;        // time-average of requests arrived and not finished
   double mean_kv_occupancy = 0.0;     // time-average over [first arrival, end]
   double peak_kv_occupancy = 0.0;
-  double backlog_s = 0.0;             // time with requests waiting
-  double backlog_share = 0.0;         // of the arrival window
-  int backlog_completions = 0;        // completions while requests were waiting
+  bool offline = false;               // every request arrived in a burst (window < 1% of the run)
+  double capacity_requests_per_s = 0.0;  // service rate of the engines while saturated (0: never)
+  double saturated_share = 0.0;       // mean share of the arrival window engines were saturated
   double mean_batch = 0.0;            // sequences per iteration, weighted by iteration time
   int preemptions = 0;
   long long iterations = 0;
