@@ -14,12 +14,6 @@ namespace {
 // far below).
 constexpr std::size_t kMaxCachedTokens = std::size_t{1} << 17;
 
-Seconds sum_op_times(const OpList& ops, const GpuSpec& gpu, const CostParameters& cost) {
-  Seconds total(0.0);
-  for (const Op& op : ops) total += op_time(op, gpu, cost);
-  return total;
-}
-
 }  // namespace
 
 StepCostModel::StepCostModel(const Scenario& scenario, const CollectiveModel& collectives, const CostParameters& cost,
@@ -27,25 +21,37 @@ StepCostModel::StepCostModel(const Scenario& scenario, const CollectiveModel& co
     : m_shape(make_inference_shape(scenario.model, scenario.parallel, scenario.precision, inference)),
       m_gpu(scenario.system.gpu),
       m_cost(cost),
+      m_streaming(cost),
       m_inference(inference),
       m_collectives(&collectives),
       m_tp_group(layout_of(ParallelDim::tp, scenario.parallel, scenario.system)),
       m_pp_link(pipeline_neighbour_layout(scenario.parallel, scenario.system)),
       m_cuda_graphs(scenario.inference().cuda_graphs) {
   m_shape.kv_read_per_query_head = scenario.inference().decode_attention == DecodeAttention::per_query_head;
+  m_streaming.memory_bandwidth_eta = inference.streaming_bandwidth_eta;
   m_stage_layers = m_shape.stage_layers();
   m_stage_moe_layers = m_shape.moe_layers * m_shape.stage_fraction();
   const bool moe = m_shape.moe_layers > 0;
   m_layer_kernels = inference_layer_ops(m_shape, 1.0, moe).size() + (m_shape.tp > 1 ? 2 : 0);
 }
 
+Seconds StepCostModel::op_seconds(const Op& op) const {
+  return op_time(op, m_gpu, op.kind == OpKind::memory_bound ? m_cost : m_streaming);
+}
+
+Seconds StepCostModel::ops_seconds(const OpList& ops) const {
+  Seconds total(0.0);
+  for (const Op& op : ops) total += op_seconds(op);
+  return total;
+}
+
 Seconds StepCostModel::linear_stage(double tokens) const {
   const InferenceShape& s = m_shape;
   const double dense_layers = m_stage_layers - m_stage_moe_layers;
   Seconds t(0.0);
-  if (dense_layers > 0.0) t += sum_op_times(inference_layer_ops(s, tokens, false), m_gpu, m_cost) * dense_layers;
-  if (m_stage_moe_layers > 0.0) t += sum_op_times(inference_layer_ops(s, tokens, true), m_gpu, m_cost) * m_stage_moe_layers;
-  t += sum_op_times(inference_embedding_ops(s, tokens), m_gpu, m_cost);
+  if (dense_layers > 0.0) t += ops_seconds(inference_layer_ops(s, tokens, false)) * dense_layers;
+  if (m_stage_moe_layers > 0.0) t += ops_seconds(inference_layer_ops(s, tokens, true)) * m_stage_moe_layers;
+  t += ops_seconds(inference_embedding_ops(s, tokens));
   if (s.tp > 1) {
     // Row-parallel outputs (attention projection, MLP/MoE) all-reduced in every layer, and the
     // vocab-parallel embedding once.
@@ -58,16 +64,16 @@ Seconds StepCostModel::linear_stage(double tokens) const {
 
 Seconds StepCostModel::attention_stage(const StepWork& work) const {
   Seconds t(0.0);
-  if (work.prefill.query_tokens > 0.0) t += op_time(prefill_attention_op(m_shape, work.prefill), m_gpu, m_cost);
+  if (work.prefill.query_tokens > 0.0) t += op_seconds(prefill_attention_op(m_shape, work.prefill));
   if (work.decode_sequences > 0.0) {
-    t += op_time(decode_attention_op(m_shape, work.decode_sequences, work.decode_context), m_gpu, m_cost);
+    t += op_seconds(decode_attention_op(m_shape, work.decode_sequences, work.decode_context));
   }
   return t * static_cast<double>(m_stage_layers);
 }
 
 Seconds StepCostModel::output_time(double rows) const {
   if (rows <= 0.0) return Seconds(0.0);
-  Seconds t = sum_op_times(inference_output_ops(m_shape, rows, m_inference), m_gpu, m_cost);
+  Seconds t = ops_seconds(inference_output_ops(m_shape, rows, m_inference));
   if (m_shape.tp > 1) {
     // Vocab-parallel logits gathered for sampling.
     const Bytes logits(rows * m_shape.vocab * m_shape.activation_bytes);
