@@ -229,7 +229,9 @@ struct CudnnSdpaForward::Impl {
     const Descriptor& log_sum = virtual_tensor(f32, row_dims, row_strides);
     pointwise(CUDNN_POINTWISE_LOG, f32, row_sum, nullptr, nullptr, log_sum);
     pointwise(CUDNN_POINTWISE_ADD, f32, row_max, &log_sum, nullptr, stats);
-    const Descriptor& probs = virtual_tensor(f32, score_dims, score_strides);
+    // P in the I/O format: the fused engines need both operands of P V in one 16-bit type
+    // (cuDNN 9.14 on an H200: "A and B need to have the same datatype in the matmul").
+    const Descriptor& probs = virtual_tensor(io, score_dims, score_strides);
     pointwise(CUDNN_POINTWISE_DIV, f32, exps, &row_sum, nullptr, probs);
     matmul(probs, v, o);
 

@@ -52,6 +52,7 @@ std::string CublasLt::version() {
 
 GemmPlan::GemmPlan(const CublasLt& lt, const GemmSpec& s, const float* scales) : m_handle(lt.get()), m_compute(s.compute) {
   const bool fp8 = is_fp8(s.a) || is_fp8(s.b);
+  m_fp8 = fp8;
   const bool int8 = s.a == ElementFormat::int8;
   if ((fp8 || int8) && !(s.transpose_a && !s.transpose_b)) {
     throw GemmUnsupported("cuBLASLt FP8 and INT8 GEMMs need the TN layout");
@@ -128,9 +129,12 @@ void GemmPlan::run(cudaStream_t stream, const void* a, const void* b, void* c, v
   const std::int32_t beta_i = 0;
   const void* alpha = m_compute == GemmCompute::int32 ? static_cast<const void*>(&alpha_i) : &alpha_f;
   const void* beta = m_compute == GemmCompute::int32 ? static_cast<const void*>(&beta_i) : &beta_f;
+  // beta = 0, so C is not read; FP8 GEMMs get no C pointer, as PyTorch's scaled_gemm passes
+  // (on an H200 every FP8 algorithm refused C aliasing D: CUBLAS_STATUS_NOT_SUPPORTED).
+  const void* c_in = m_fp8 ? nullptr : c;
   std::string refused;
   for (; m_chosen < m_offered; ++m_chosen) {
-    const cublasStatus_t status = cublasLtMatmul(m_handle, m_op, alpha, a, m_a, b, m_b, beta, c, m_c, c, m_c,
+    const cublasStatus_t status = cublasLtMatmul(m_handle, m_op, alpha, a, m_a, b, m_b, beta, c_in, m_c, c, m_c,
                                                  &m_algo[m_chosen], workspace, m_workspace[m_chosen], stream);
     if (status == CUBLAS_STATUS_SUCCESS) return;
     if (status != CUBLAS_STATUS_NOT_SUPPORTED) {

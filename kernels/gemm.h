@@ -97,6 +97,7 @@ class GemmPlan {
   std::size_t m_workspace[kMaxAlgorithms]{};
   int m_offered = 0;
   int m_chosen = 0;
+  bool m_fp8 = false;
   GemmCompute m_compute;
 };
 
