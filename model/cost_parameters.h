@@ -26,8 +26,10 @@ struct CostParameters {
   // Fraction of the dense tensor-core peak that a large, well-shaped GEMM sustains.
   double gemm_eta_ampere_16bit = 0.85;   // A100 SXM: best-shape 271.2/312 (mamf_nvidia_a100_sxm_bf16),
                                          // best-of-sizes 264.5 and 258.7 (zzdb_nvidia_a100_sxm4_80gb_*)
-  double gemm_eta_hopper_16bit = 0.79;   // H100 SXM: best rows 797.5 bf16, 760.0 fp16 of 989.4
-                                         // (zz_nvidia_h100_80gb_hbm3_*); mamf best shape 794.5
+  double gemm_eta_hopper_16bit = 0.79;   // mean of two sources with the k-depth term below: H100
+                                         // SXM best rows 797.5 bf16 / 760.0 fp16 of 989.4 at 4096-8192^3
+                                         // (zz_nvidia_h100_80gb_hbm3_*) -> 0.83; our H200 grid
+                                         // (measured/h200_gemm_grid_2026-11-29.json) -> 0.745
   double gemm_eta_blackwell_16bit = 0.75;  // B200 1745/2250, 1696/2250; GB200 1822/2500 (mamf_*, zzdb_*)
   double gemm_eta_ada_16bit = 0.74;      // L40S best-of-sizes 269.2/362 (zzdb_nvidia_l40s_bf16)
   double gemm_eta_cdna3_16bit = 0.75;    // no MI300X row in the file: placeholder equal to Blackwell; calibrate
@@ -51,10 +53,16 @@ struct CostParameters {
   double gemm_tile_skinny_m = 8.0;
   double gemm_tile_skinny_n = 128.0;
   double gemm_split_k_min_depth = 256.0;
+  // Reduction depth at which a GEMM reaches half its speed: each output tile pays a prologue
+  // (filling the load pipeline) and an epilogue (writing C) worth this much k, so eta scales
+  // by k / (k + gemm_k_half). Fitted on the 47 bf16 grid GEMMs of >= 0.3 ms in
+  // tests/fixtures/measured/h200_gemm_grid_2026-11-29.json (rms error 5.0%; 0 would give 7.8%).
+  double gemm_k_half = 256.0;
   // Sustained over burst speed of compute-bound kernels: each GPU's longest-running rows
   // (10240^3, ~3 ms per call) over its best row, mean over the 24 (GPU, type) groups of
   // zz_* rows in gemm_measurements.yaml = 0.935 (H100 SXM bf16 0.90, fp16 0.88, tf32 0.94):
-  // the power and thermal throttling a step-long load sees.
+  // the power and thermal throttling a step-long load sees. Measured directly on an H200: one
+  // GEMM back to back for 10 s ran at 0.932 of its burst rate (h200_torch_kernels_2026-11-29.json).
   double sustained_derate = 0.935;
   // GPU-side cost per kernel (start-up and tail), fitted with the etas above.
   double kernel_gap_s = 4.0e-6;
@@ -63,22 +71,34 @@ struct CostParameters {
   double host_dispatch_s = 12.0e-6;
 
   // --- Memory-bound kernels ----------------------------------------------------------------------
-  // Fraction of datasheet HBM bandwidth that the memory-bound kernels of a training step (fused
-  // norms, softmax, dropout with its Philox RNG, bias-activation, casts) sustain. Assumption, not
-  // a measurement: such kernels run below STREAM-copy bandwidth (~85-90% of datasheet), at
-  // roughly 70-80%; 0.75 until `stepcast-harness memory` / `elementwise` calibrates it. The
-  // training fidelity test is sensitive to it (mean error 11.2% at 0.85, 9.7% at 0.75).
-  double memory_bandwidth_eta = 0.75;
+  // Memory-bound kernels run at the slower of two limits (model/op_time.h): HBM bandwidth times
+  // memory_bandwidth_eta, and the SMs' rate of moving bytes through them (bytes per SM per clock x
+  // SMs x clock), which binds for kernels that do work per byte (RNG, tanh, reductions). Measured
+  // through PyTorch on an H200 (tests/fixtures/measured/h200_torch_kernels_2026-11-29.json,
+  // scripts/measure_torch_kernels.py; 132 SMs, 1.83 GHz datasheet tensor clock, 4.8 TB/s):
+  //   a 2 GiB copy reached 4.13-4.15 TB/s: 0.86 of datasheet.
+  double memory_bandwidth_eta = 0.86;
+  //   elementwise kernels (dropout 0.54, GELU forward 0.68 / backward 0.55, residual add 0.84 of
+  //   datasheet; mean 0.65 = 3.12 TB/s) -> 12.9 bytes per SM per clock.
+  double elementwise_bytes_per_sm_clock = 12.9;
+  //   row reductions (layer_norm forward 0.45 / backward 0.26, softmax over 2048-wide rows
+  //   forward 0.34 / backward 0.31; mean 0.34 = 1.63 TB/s) -> 6.8 bytes per SM per clock.
+  // On an A100 (108 SMs at 1.41 GHz, 2.04 TB/s) these give 0.86 and 0.50 of its bandwidth.
+  // PyTorch's native kernels; Megatron's fused (Apex/TE) norms are faster: a conservative default.
+  double reduction_bytes_per_sm_clock = 6.8;
 
   // --- Flash attention (fraction of dense 16-bit peak on the kernel's real, causal-skipped work) -
   // Ampere: FlashAttention-2 (Dao 2023, Fig. 4-6, A100, d=128, causal, seq 2k-4k): forward
   // ~190-200 TFLOP/s, backward ~150-165 TFLOP/s of 312.
   double flash_fwd_eta_ampere = 0.62;
   double flash_bwd_eta_ampere = 0.50;
-  // Hopper and later: FlashAttention-3 / cuDNN (Shah et al. 2024, Fig. 5-7, H100, bf16, d=128,
-  // causal, seq 2k-4k): forward ~550-600, backward ~400-450 TFLOP/s of 989.
-  double flash_fwd_eta_hopper = 0.57;
-  double flash_bwd_eta_hopper = 0.42;
+  // Hopper and later: cuDNN fused attention (Transformer Engine's backend on Hopper), measured
+  // through torch SDPA on an H200, bf16, d=128, causal, (b, heads, s) = (1, 16, 4096),
+  // (1, 32, 4096), (4, 16, 2048): forward 0.37, 0.49, 0.41; backward 0.31, 0.38, 0.29 of 989
+  // (measured/h200_torch_kernels_2026-11-29.json; the flash-attn-2 backend reached only
+  // 0.20-0.23 / 0.17-0.21 there).
+  double flash_fwd_eta_hopper = 0.42;
+  double flash_bwd_eta_hopper = 0.33;
 
   // --- Communication (used by the alpha-beta collective model) -----------------------------------
   // NCCL reaches ~80% of NVLink line rate: "450GB/s is the line rate. With the protocol overhead
@@ -157,14 +177,17 @@ struct CostParameters {
     f("gemm.tile.skinny_m", self.gemm_tile_skinny_m, "PTX mma.sync.m16n8k16, operands swapped (N = 8)");
     f("gemm.tile.skinny_n", self.gemm_tile_skinny_n, "common cuBLAS tile");
     f("gemm.split_k_min_depth", self.gemm_split_k_min_depth, "assumption");
+    f("gemm.k_half", self.gemm_k_half, "measured/h200_gemm_grid_2026-11-29.json fit");
     f("compute.sustained_derate", self.sustained_derate, "gemm_measurements.yaml largest vs best rows");
     f("kernel.gap_s", self.kernel_gap_s, "scripts/fit_gemm_defaults.py");
     f("kernel.host_dispatch_s", self.host_dispatch_s, "scripts/fit_gemm_defaults.py");
-    f("memory.bandwidth_eta", self.memory_bandwidth_eta, "assumption (70-80% for fused training kernels); calibrate with harness memory");
+    f("memory.bandwidth_eta", self.memory_bandwidth_eta, "measured/h200_torch_kernels_2026-11-29.json copy");
+    f("memory.elementwise_bytes_per_sm_clock", self.elementwise_bytes_per_sm_clock, "measured/h200_torch_kernels_2026-11-29.json");
+    f("memory.reduction_bytes_per_sm_clock", self.reduction_bytes_per_sm_clock, "measured/h200_torch_kernels_2026-11-29.json");
     f("flash.fwd_eta.ampere", self.flash_fwd_eta_ampere, "FlashAttention-2 paper, A100");
     f("flash.bwd_eta.ampere", self.flash_bwd_eta_ampere, "FlashAttention-2 paper, A100");
-    f("flash.fwd_eta.hopper", self.flash_fwd_eta_hopper, "FlashAttention-3 paper, H100");
-    f("flash.bwd_eta.hopper", self.flash_bwd_eta_hopper, "FlashAttention-3 paper, H100");
+    f("flash.fwd_eta.hopper", self.flash_fwd_eta_hopper, "measured/h200_torch_kernels_2026-11-29.json cuDNN SDPA");
+    f("flash.bwd_eta.hopper", self.flash_bwd_eta_hopper, "measured/h200_torch_kernels_2026-11-29.json cuDNN SDPA");
     f("comm.nvlink_eta", self.nvlink_eta, "NVIDIA/nccl-tests#212");
     f("comm.network_eta", self.network_eta, "NVIDIA/nccl-tests#160, #290");
     f("comm.tp_overlap_exposed_chunks", self.tp_overlap_exposed_chunks, "Wang et al. 2022");

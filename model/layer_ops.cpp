@@ -42,6 +42,12 @@ Op memory_op(std::string_view name, double bytes) {
   return op;
 }
 
+Op reduction_op(std::string_view name, double bytes) {
+  Op op = memory_op(name, bytes);
+  op.kind = OpKind::reduction;
+  return op;
+}
+
 // Forward GEMM (m, n, k) -> backward data-gradient (m, k, n) and weight-gradient (k, n, m) GEMMs.
 void push_gemm_backward(OpList& ops, std::string_view dgrad, std::string_view wgrad, const LayerShape& s, double m,
                         double n, double k) {
@@ -83,7 +89,7 @@ void push_attention_core_forward(OpList& ops, const LayerShape& s) {
   Op qk = gemm("attention_scores", s, s.seq, s.context, s.head_dim, bh);
   qk.dtype = attention_dtype(s);
   ops.push(qk);
-  ops.push(memory_op("scale_mask_softmax", 2.0 * scores * e));
+  ops.push(reduction_op("scale_mask_softmax", 2.0 * scores * e));
   if (s.dropout) ops.push(memory_op("attention_dropout", scores * (2.0 * e + 1.0)));
   Op pv = gemm("attention_values", s, s.seq, s.head_dim, s.context, bh);
   pv.dtype = attention_dtype(s);
@@ -115,7 +121,7 @@ void push_attention_core_backward(OpList& ops, const LayerShape& s) {
   attention_gemm("attention_values.dgrad_probs", s.seq, s.context, s.head_dim);  // dP = dO V^T
   attention_gemm("attention_values.dgrad_v", s.context, s.head_dim, s.seq);      // dV = P^T dO
   if (s.dropout) ops.push(memory_op("attention_dropout.backward", scores * (2.0 * e + 1.0)));
-  ops.push(memory_op("scale_mask_softmax.backward", 3.0 * scores * e));
+  ops.push(reduction_op("scale_mask_softmax.backward", 3.0 * scores * e));
   attention_gemm("attention_scores.dgrad_q", s.seq, s.head_dim, s.context);  // dQ = dS K
   attention_gemm("attention_scores.dgrad_k", s.context, s.head_dim, s.seq);  // dK = dS^T Q
 }
@@ -168,13 +174,13 @@ double fp8_backward_cast_bytes(const LayerShape& s) {
 OpList layer_forward_ops(const LayerShape& s) {
   OpList ops;
   const double T = s.tokens();
-  ops.push(memory_op("input_norm", norm_bytes(s)));
+  ops.push(reduction_op("input_norm", norm_bytes(s)));
   if (s.compute == DataType::fp8) ops.push(memory_op("fp8_casts", fp8_forward_cast_bytes(s)));
   ops.push(gemm("qkv_proj", s, T, qkv_width_per_rank(s), s.hidden));
   push_attention_core_forward(ops, s);
   ops.push(gemm("out_proj", s, T, s.hidden, s.q_width() / s.t()));
   ops.push(memory_op("bias_dropout_add", bias_dropout_add_bytes(s)));
-  ops.push(memory_op("post_attention_norm", norm_bytes(s)));
+  ops.push(reduction_op("post_attention_norm", norm_bytes(s)));
   ops.push(gemm("fc1", s, T, s.fc1_width() / s.t(), s.hidden));
   ops.push(memory_op(s.mlp == MlpKind::swiglu ? "swiglu" : "bias_gelu", activation_forward_bytes(s)));
   ops.push(gemm("fc2", s, T, s.hidden, s.ffn / s.t()));
@@ -186,17 +192,17 @@ OpList layer_backward_ops(const LayerShape& s) {
   OpList ops;
   const double T = s.tokens();
   if (s.compute == DataType::fp8) ops.push(memory_op("fp8_casts.backward", fp8_backward_cast_bytes(s)));
-  if (s.linear_bias) ops.push(memory_op("bias_grads", bias_gradient_bytes(s)));
+  if (s.linear_bias) ops.push(reduction_op("bias_grads", bias_gradient_bytes(s)));
   ops.push(memory_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s)));
   push_gemm_backward(ops, "fc2.dgrad", "fc2.wgrad", s, T, s.hidden, s.ffn / s.t());
   ops.push(memory_op(s.mlp == MlpKind::swiglu ? "swiglu.backward" : "bias_gelu.backward", activation_backward_bytes(s)));
   push_gemm_backward(ops, "fc1.dgrad", "fc1.wgrad", s, T, s.fc1_width() / s.t(), s.hidden);
-  ops.push(memory_op("post_attention_norm.backward", norm_backward_bytes(s)));
+  ops.push(reduction_op("post_attention_norm.backward", norm_backward_bytes(s)));
   ops.push(memory_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s)));
   push_gemm_backward(ops, "out_proj.dgrad", "out_proj.wgrad", s, T, s.hidden, s.q_width() / s.t());
   push_attention_core_backward(ops, s);
   push_gemm_backward(ops, "qkv_proj.dgrad", "qkv_proj.wgrad", s, T, qkv_width_per_rank(s), s.hidden);
-  ops.push(memory_op("input_norm.backward", norm_backward_bytes(s)));
+  ops.push(reduction_op("input_norm.backward", norm_backward_bytes(s)));
   return ops;
 }
 
@@ -232,7 +238,7 @@ OpList output_forward_ops(const LayerShape& s) {
   OpList ops;
   const double T = s.tokens();
   const double logits = T * s.vocab / s.t();
-  ops.push(memory_op("final_norm", norm_bytes(s)));
+  ops.push(reduction_op("final_norm", norm_bytes(s)));
   ops.push(gemm("logits", s, T, s.vocab / s.t(), s.hidden));
   // Megatron-Core's vocab-parallel cross-entropy (megatron/core/tensor_parallel/cross_entropy.py):
   // cast to FP32 (read e, write 4), max (read 4), subtract the max in place (8), exp in place (8),
@@ -249,7 +255,7 @@ OpList output_backward_ops(const LayerShape& s) {
   // the FP32 gradient to the activation format for the logits GEMM (read 4, write e).
   ops.push(memory_op("cross_entropy.backward", logits * (12.0 + s.activation_bytes)));
   push_gemm_backward(ops, "logits.dgrad", "logits.wgrad", s, T, s.vocab / s.t(), s.hidden);
-  ops.push(memory_op("final_norm.backward", norm_backward_bytes(s)));
+  ops.push(reduction_op("final_norm.backward", norm_backward_bytes(s)));
   return ops;
 }
 

@@ -20,7 +20,9 @@ enum class OpKind : std::uint8_t {
   gemm,             // dense or batched matrix multiply on tensor cores
   flash_forward,    // fused attention forward (FlashAttention / cuDNN)
   flash_backward,   // fused attention backward
-  memory_bound,     // elementwise, normalization, softmax, dropout, casts: bandwidth-limited
+  memory_bound,     // elementwise: dropout, bias-activation, residual add, casts, copies
+  reduction,        // row/column reductions: norms, softmax, bias gradients (bandwidth-limited,
+                    // but further from it than elementwise kernels)
 };
 
 // C[m x n] = A[m x k] * B[k x n], `batch` independent products.

@@ -27,6 +27,23 @@ FlopRate peak_for(const GpuSpec& gpu, DataType t) {
 
 }  // namespace
 
+double dense_16bit_flops_per_sm_clock(GpuArchitecture arch) {
+  switch (arch) {
+    case GpuArchitecture::ampere: return 2048.0;    // A100: 312 TFLOP/s = 108 SMs x 1.41 GHz x 2048
+    case GpuArchitecture::ada: return 1024.0;       // L40S: 362 TFLOP/s = 142 SMs x 2.52 GHz x 1024
+    case GpuArchitecture::hopper: return 4096.0;    // H100: 989.4 TFLOP/s = 132 SMs x 1.83 GHz x 4096
+    case GpuArchitecture::blackwell: return 8192.0; // B200: 2250 TFLOP/s = 148 SMs x 1.86 GHz x 8192
+    case GpuArchitecture::cdna3: return 2048.0;     // MI300X: 1307 TFLOP/s = 304 CUs x 2.1 GHz x 2048
+  }
+  return 4096.0;
+}
+
+double sm_clock_hz(const GpuSpec& gpu) {
+  const double peak = std::max(gpu.peak(DataType::bf16).value(), gpu.peak(DataType::fp16).value());
+  if (peak <= 0.0 || gpu.sm_count <= 0) return 0.0;
+  return peak / (gpu.sm_count * dense_16bit_flops_per_sm_clock(gpu.architecture));
+}
+
 double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const CostParameters& params) {
   if (shape.m <= 0.0 || shape.n <= 0.0) return 1.0;
   const double sms = std::max(sm_count, 1);
@@ -49,14 +66,25 @@ double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const Cos
 }
 
 Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) {
-  const Bandwidth hbm = gpu.memory_bandwidth * params.memory_bandwidth_eta;
-  const Seconds memory = hbm.value() > 0.0 ? op.bytes / hbm : Seconds(0.0);
+  Seconds memory(0.0);
+  if (op.bytes.value() > 0.0) {
+    double rate = gpu.memory_bandwidth.value() * params.memory_bandwidth_eta;
+    if (op.kind != OpKind::gemm) {
+      const double per_clock = op.kind == OpKind::reduction ? params.reduction_bytes_per_sm_clock
+                                                            : params.elementwise_bytes_per_sm_clock;
+      const double sm_rate = per_clock * gpu.sm_count * sm_clock_hz(gpu);
+      if (sm_rate > 0.0) rate = std::min(rate, sm_rate);
+    }
+    if (rate > 0.0) memory = Seconds(op.bytes.value() / rate);
+  }
   Seconds compute(0.0);
   const FlopRate sustained = peak_for(gpu, op.dtype) * params.sustained_derate;
   switch (op.kind) {
     case OpKind::gemm: {
+      const double k = op.gemm.k;
+      const double depth = k > 0.0 ? k / (k + params.gemm_k_half) : 1.0;
       const double eta = params.gemm_eta(gpu.architecture, op.dtype) *
-                         gemm_wave_tile_efficiency(op.gemm, gpu.sm_count, params);
+                         gemm_wave_tile_efficiency(op.gemm, gpu.sm_count, params) * depth;
       compute = op.flops / (sustained * eta);
       break;
     }
@@ -67,6 +95,7 @@ Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) 
       compute = op.flops / (sustained * params.flash_backward_eta(gpu.architecture));
       break;
     case OpKind::memory_bound:
+    case OpKind::reduction:
       break;
   }
   return max(compute, memory) + Seconds(params.kernel_gap_s);

@@ -1,7 +1,8 @@
 #pragma once
 // How long one kernel takes on one GPU: a roofline with shape-aware GEMM efficiency.
 //
-//   t = max(flops / (peak(dtype) * derate * eta * wave_tile), bytes / (hbm_bandwidth * eta_mem)) + kernel_gap
+//   t = max(flops / (peak(dtype) * derate * eta * wave_tile * k/(k + k_half)),
+//           bytes / (hbm_bandwidth * eta_mem)) + kernel_gap
 //
 // eta: burst efficiency of the kernel kind on the GPU; derate: sustained over burst clocks
 // (model/cost_parameters.h).
@@ -9,9 +10,12 @@
 // Compute and memory time are composed as a max, not a sum: a well-pipelined kernel overlaps its
 // loads with its math (cuBLAS/CUTLASS multi-stage mainloops, FlashAttention's tiling), so the
 // slower of the two bounds it. What a max leaves out — the exposed prologue/epilogue of small
-// GEMMs and the partly filled last wave — is modelled explicitly by wave_tile and kernel_gap,
-// both fitted on measured GEMMs (scripts/fit_gemm_defaults.py), rather than by a sum that would
-// double-count the overlap for large GEMMs (DESIGN.md, "Per-op time").
+// GEMMs and the partly filled last wave — is modelled explicitly by wave_tile, the k-depth term
+// and kernel_gap, all fitted on measured GEMMs (scripts/fit_gemm_defaults.py,
+// tests/fixtures/measured/), rather than by a sum that would double-count the overlap for large
+// GEMMs (DESIGN.md, "Per-op time"). For memory-bound kernels the memory term's rate is the
+// slower of HBM bandwidth x eta_mem and the SMs' own byte rate (bytes per SM per clock, separate
+// for elementwise kernels and reductions) x SMs x clock.
 //
 // wave_tile is the best, over the CTA tiles cuBLAS chooses among, of
 //   tile quantization  (m n) / (ceil(m/Tm) Tm ceil(n/Tn) Tn)
@@ -25,6 +29,13 @@
 #include "model/op.h"
 
 namespace stepcast {
+
+// Dense 16-bit tensor FLOPs one SM does per clock (architecture whitepapers; the comment of each
+// case in op_time.cpp checks it against a datasheet peak).
+double dense_16bit_flops_per_sm_clock(GpuArchitecture arch);
+// The clock at which the GPU's datasheet dense 16-bit peak is quoted: peak / (SMs x FLOPs per SM
+// per clock). 0 when the GPU has no 16-bit peak or SM count.
+double sm_clock_hz(const GpuSpec& gpu);
 
 // Tile x wave quantization efficiency (0, 1] of a GEMM on `sm_count` SMs.
 double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const CostParameters& params);

@@ -1,6 +1,7 @@
 #include "simulator/training_predictor.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <string>
 
@@ -45,6 +46,40 @@ void fill_layers_per_virtual_stage(int layers, const ParallelConfig& parallel, s
 }
 
 Seconds pass_total(const PassTime& t) { return t.total(); }
+
+// Remembers the collectives already priced during one prediction: a step asks for the same
+// (op, size, group) many times (every chunk's gradients, every stage's gather), and a faithful
+// model costs a fraction of a microsecond per call.
+class MemoizedCollectives final : public CollectiveModel {
+ public:
+  explicit MemoizedCollectives(const CollectiveModel& model) : m_model(model) {}
+  [[nodiscard]] std::string_view name() const override { return m_model.name(); }
+  [[nodiscard]] Seconds time(CollectiveOp op, Bytes size, const GroupLayout& group) const override {
+    for (int i = 0; i < m_count; ++i) {
+      const Entry& e = m_entries[static_cast<std::size_t>(i)];
+      if (e.op == op && e.size == size && e.group == group) return e.time;
+    }
+    const Seconds t = m_model.time(op, size, group);
+    Entry& slot = m_entries[static_cast<std::size_t>(m_next)];
+    slot = {op, size, group, t};
+    m_next = (m_next + 1) % kEntries;
+    m_count = std::min(m_count + 1, kEntries);
+    return t;
+  }
+
+ private:
+  struct Entry {
+    CollectiveOp op = CollectiveOp::all_reduce;
+    Bytes size;
+    GroupLayout group;
+    Seconds time;
+  };
+  static constexpr int kEntries = 16;
+  const CollectiveModel& m_model;
+  mutable std::array<Entry, kEntries> m_entries{};
+  mutable int m_count = 0;
+  mutable int m_next = 0;
+};
 
 }  // namespace
 
@@ -226,7 +261,8 @@ void TrainingPredictor::stage_memory(const Scenario& scenario, std::span<const B
 }
 
 TrainingScreen TrainingPredictor::screen(const Scenario& scenario, const CollectiveModel& collectives) {
-  prepare(scenario, collectives, false);
+  const MemoizedCollectives net(collectives);
+  prepare(scenario, net, false);
   stage_memory(scenario, m_pipeline.peak_activations(m_plan.spec), m_screen_stages, m_screen_peak_stage);
   TrainingScreen out;
   out.memory = m_screen_stages[static_cast<std::size_t>(m_screen_peak_stage)];
@@ -243,8 +279,9 @@ TrainingScreen TrainingPredictor::screen(const Scenario& scenario, const Collect
   return out;
 }
 
-TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const CollectiveModel& net,
+TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const CollectiveModel& collectives,
                                               const TrainingPredictorOptions& options) {
+  const MemoizedCollectives net(collectives);
   prepare(scenario, net, options.timeline);
   const TransformerSpec& model = scenario.model;
   const SystemSpec& system = scenario.system;
@@ -402,9 +439,9 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     auto place = [&](const char* name, int size, ParallelDim dim) {
       if (size > 1) out.placement.push_back({name, size, describe(layout_of(dim, par, system), system)});
     };
-    place("tp", tp, ParallelDim::tp);
+    if (tp > 1) out.placement.push_back({"tp", tp, describe(plan.tp_group, system)});
     place("cp", par.cp, ParallelDim::cp);
-    place("dp", dp, ParallelDim::dp);
+    if (dp > 1) out.placement.push_back({"dp", dp, describe(plan.dp_group, system)});
     if (pp > 1) out.placement.push_back({"pp", pp, "neighbouring stages " + describe(plan.pp_link, system)});
   }
   if (par.schedule == PipelineSchedule::zb_h1 || par.schedule == PipelineSchedule::zb_h2 ||

@@ -1,11 +1,19 @@
 // The default GEMM time model (model/op_time.h with model/cost_parameters.h) against the published
-// GEMM measurements it was built from (tests/fixtures/reference/gemm_measurements.yaml). Rows up to
-// 8192^3 are compared with the burst model (sustained_derate = 1); the 10240^3 rows, the longest
-// running and visibly power-throttled, with the sustained model. Tolerance: each H100 SXM 16-bit
-// row >= 2048^3 within 12%, the median error within 6%; A100 SXM best-shape rows within 10%.
+// GEMM measurements it was built from: published H100 SXM rows
+// (tests/fixtures/reference/gemm_measurements.yaml) and our H200 grid
+// (tests/fixtures/measured/h200_gemm_grid_2026-11-29.json). Hopper's eta is the mean of the two
+// sources, which differ by ~10% (different machines and software), so each source sits a few
+// percent to one side. Rows up to 8192^3 are compared with the burst model (sustained_derate = 1);
+// the 10240^3 rows, the longest running and visibly power-throttled, with the sustained model.
+// Tolerance: H100 rows within 15% each; H200 grid rows within 25% each (narrow outputs, n = 2048,
+// run slower than the tile/wave model says); mean |error| per source within 10%; A100 SXM
+// best-shape rows within 10%.
 
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -60,12 +68,36 @@ TEST_CASE("the default GEMM curve reproduces the published H100 SXM GEMM measure
     const double error = predicted / measured - 1.0;
     std::printf("%-40s measured %7.1f predicted %7.1f error %+6.1f%%\n", id.c_str(), measured, predicted, 100 * error);
     CAPTURE(id);
-    CHECK(std::fabs(error) <= 0.12);
+    CHECK(std::fabs(error) <= 0.15);
     errors.push_back(std::fabs(error));
   }
   REQUIRE(errors.size() == 8);
-  std::sort(errors.begin(), errors.end());
-  CHECK((errors[3] + errors[4]) / 2.0 <= 0.06);
+  double sum = 0.0;
+  for (double e : errors) sum += e;
+  CHECK(sum / static_cast<double>(errors.size()) <= 0.10);
+}
+
+TEST_CASE("the default GEMM curve reproduces our H200 bf16 GEMM grid") {
+  CostParameters burst;
+  burst.sustained_derate = 1.0;
+  const auto root = nlohmann::json::parse(std::ifstream("tests/fixtures/measured/h200_gemm_grid_2026-11-29.json"));
+  double sum = 0.0;
+  int rows = 0;
+  for (const auto& r : root["records"]) {
+    // Shorter calls are inflated by the host's launch latency (each was timed alone).
+    if (r["kind"] != "gemm" || !r.contains("k") || r["seconds"].get<double>() < 3e-4) continue;
+    const double m = r["m"], n = r["n"], k = r["k"];
+    const double measured = r["tflops"];
+    const double predicted = predicted_tflops(h100_sxm(), DataType::bf16, m, n, k, 1.0, burst);
+    const double error = predicted / measured - 1.0;
+    CAPTURE(r["name"].get<std::string>());
+    CHECK(std::fabs(error) <= 0.25);  // narrow outputs (n = 2048) run slower than the tile model says
+    sum += std::fabs(error);
+    ++rows;
+  }
+  REQUIRE(rows >= 40);
+  std::printf("H200 grid: %d rows, mean |error| %.1f%%\n", rows, 100.0 * sum / rows);
+  CHECK(sum / rows <= 0.10);
 }
 
 TEST_CASE("the default GEMM curve reproduces the A100 SXM best-shape measurements") {

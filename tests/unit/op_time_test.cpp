@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "model/op_time.h"
 
 using namespace stepcast;
@@ -39,21 +41,35 @@ TEST_CASE("a large GEMM runs at the derated burst efficiency of the architecture
   const CostParameters params;
   const Op op = gemm(16384, 16384, 16384);
   const double wave = gemm_wave_tile_efficiency(op.gemm, 132, params);
-  const double expected = op.flops.value() / (989.4e12 * params.sustained_derate * params.gemm_eta_hopper_16bit * wave) +
-                          params.kernel_gap_s;
+  const double depth = 16384.0 / (16384.0 + params.gemm_k_half);
+  const double expected =
+      op.flops.value() / (989.4e12 * params.sustained_derate * params.gemm_eta_hopper_16bit * wave * depth) +
+      params.kernel_gap_s;
   CHECK(op_time(op, h100(), params).value() == doctest::Approx(expected));
 }
 
-TEST_CASE("a GEMM with a tiny reduction depth is bound by memory, an elementwise op always is") {
+TEST_CASE("a GEMM with a tiny reduction depth pays its tiles' prologue and epilogue; elementwise ops are bound by memory") {
   const CostParameters params;
-  // Attention scores of an unfused kernel: k = 64, the s x s output dominates the traffic.
+  // Attention scores of an unfused kernel: k = 64, so each tile's fixed costs (k_half of depth)
+  // dominate: eta scales by 64 / (64 + k_half), and the time is never below the memory time.
   const Op scores = gemm(4096, 4096, 64, 64);
+  const double wave = gemm_wave_tile_efficiency(scores.gemm, 132, params);
+  const double compute = scores.flops.value() / (989.4e12 * params.sustained_derate * params.gemm_eta_hopper_16bit * wave *
+                                                 (64.0 / (64.0 + params.gemm_k_half)));
   const double memory = scores.bytes.value() / (3350e9 * params.memory_bandwidth_eta);
-  CHECK(op_time(scores, h100(), params).value() == doctest::Approx(memory + params.kernel_gap_s));
+  CHECK(op_time(scores, h100(), params).value() == doctest::Approx(std::max(compute, memory) + params.kernel_gap_s));
+  // An elementwise op on an H100 is bound by HBM (3.35 TB/s x eta), not by its SMs' byte rate
+  // (12.9 B/clock x 132 SMs x 1.83 GHz = 3.1 TB/s > 2.9 TB/s).
   Op add;
   add.kind = OpKind::memory_bound;
   add.bytes = units::gigabytes(1.0);
   CHECK(op_time(add, h100(), params).value() == doctest::Approx(1e9 / (3350e9 * params.memory_bandwidth_eta) + params.kernel_gap_s));
+  // A reduction (norm, softmax) is bound by its SMs: 6.8 B/clock x 132 SMs x 1.83 GHz.
+  Op norm = add;
+  norm.kind = OpKind::reduction;
+  const double sm_rate = params.reduction_bytes_per_sm_clock * 132 * (989.4e12 / (132 * 4096.0));
+  CHECK(op_time(norm, h100(), params).value() == doctest::Approx(1e9 / sm_rate + params.kernel_gap_s));
+  CHECK(sm_clock_hz(h100()) == doctest::Approx(1.83e9).epsilon(0.001));
 }
 
 TEST_CASE("FP8 GEMMs run against the FP8 peak") {
