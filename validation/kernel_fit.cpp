@@ -85,8 +85,12 @@ Parts parts_of(const KernelPoint& p, const GpuSpec& gpu, const CostParameters& p
   probe.sustained_derate = 1.0;
   probe.kernel_gap_s = 0.0;
   probe.memory_bandwidth_eta = kHuge;
+  // The memory part is HBM bandwidth alone: lift the SMs' byte-rate limit of memory-bound kernels.
+  probe.elementwise_bytes_per_sm_clock = kHuge;
+  probe.reduction_bytes_per_sm_clock = kHuge;
   Parts out;
-  out.compute = p.op.kind == OpKind::memory_bound ? 0.0 : op_time(p.op, gpu, probe).value();
+  const bool memory_bound = p.op.kind == OpKind::memory_bound || p.op.kind == OpKind::reduction;
+  out.compute = memory_bound ? 0.0 : op_time(p.op, gpu, probe).value();
   probe.memory_bandwidth_eta = 1.0;
   probe.for_each_constant([](std::string_view name, double& value, std::string_view) {
     if (is_efficiency(name)) value = kHuge;
@@ -223,7 +227,7 @@ double predict_kernel(const KernelPoint& point, const GpuSpec& gpu, const CostPa
 }
 
 std::string efficiency_constant(const Op& op, GpuArchitecture arch) {
-  if (op.kind == OpKind::memory_bound) return kMemoryEta;
+  if (op.kind == OpKind::memory_bound || op.kind == OpKind::reduction) return kMemoryEta;
   // Give every efficiency constant a distinct marker and see which one the model reads.
   CostParameters probe;
   std::map<double, std::string> marker_to_name;
@@ -239,7 +243,8 @@ std::string efficiency_constant(const Op& op, GpuArchitecture arch) {
     case OpKind::gemm: read = probe.gemm_eta(arch, op.dtype); break;
     case OpKind::flash_forward: read = probe.flash_forward_eta(arch); break;
     case OpKind::flash_backward: read = probe.flash_backward_eta(arch); break;
-    case OpKind::memory_bound: break;
+    case OpKind::memory_bound:
+    case OpKind::reduction: break;
   }
   const auto it = marker_to_name.find(read);
   return it == marker_to_name.end() ? std::string() : it->second;
