@@ -73,6 +73,7 @@ void write_model(Writer& w, const TransformerSpec& m) {
   w.enumeration(2, "norm", m.norm);
   w.boolean(2, "tied_embeddings", m.tied_embeddings);
   w.boolean(2, "linear_bias", m.linear_bias);
+  w.boolean(2, "dropout", m.dropout);
   w.integer(2, "experts", m.moe.experts);
   w.integer(2, "top_k", m.moe.top_k);
   w.integer(2, "moe_ffn_hidden", m.moe.ffn_hidden);
@@ -153,6 +154,7 @@ void write_training(Writer& w, const TrainingWorkload& t) {
   w.integer(2, "seq_len", t.seq_len);
   w.integer(2, "global_batch", t.global_batch);
   w.integer(2, "micro_batch", t.micro_batch);
+  w.boolean(2, "flash_attention", t.flash_attention);
   const auto& g = t.goodput;
   if (g == TrainingWorkload::Goodput{}) return;
   w.key(2, "goodput");
