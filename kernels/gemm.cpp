@@ -50,7 +50,8 @@ std::string CublasLt::version() {
   return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
 }
 
-GemmPlan::GemmPlan(const CublasLt& lt, const GemmSpec& s, const float* scales) : m_handle(lt.get()), m_compute(s.compute) {
+GemmPlan::GemmPlan(const CublasLt& lt, const GemmSpec& s, const float* a_scale, const float* b_scale)
+    : m_handle(lt.get()), m_compute(s.compute) {
   const bool fp8 = is_fp8(s.a) || is_fp8(s.b);
   m_fp8 = fp8;
   const bool int8 = s.a == ElementFormat::int8;
@@ -70,9 +71,7 @@ GemmPlan::GemmPlan(const CublasLt& lt, const GemmSpec& s, const float* scales) :
   STEPCAST_CUBLAS(cublasLtMatmulDescSetAttribute(m_op, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
   STEPCAST_CUBLAS(cublasLtMatmulDescSetAttribute(m_op, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
   if (fp8) {
-    if (scales == nullptr) throw GemmUnsupported("FP8 GEMM needs device scale factors");
-    const float* a_scale = scales;
-    const float* b_scale = scales + 1;
+    if (a_scale == nullptr || b_scale == nullptr) throw GemmUnsupported("FP8 GEMM needs device scale factors");
     STEPCAST_CUBLAS(cublasLtMatmulDescSetAttribute(m_op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof a_scale));
     STEPCAST_CUBLAS(cublasLtMatmulDescSetAttribute(m_op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof b_scale));
   }

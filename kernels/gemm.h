@@ -71,8 +71,8 @@ class CublasLt {
 
 class GemmPlan {
  public:
-  // `scales` points to two device floats (A and B scale, 1.0) for FP8; ignored otherwise.
-  GemmPlan(const CublasLt& lt, const GemmSpec& spec, const float* scales = nullptr);
+  // `a_scale` and `b_scale` point to device floats (1.0) for FP8; ignored otherwise.
+  GemmPlan(const CublasLt& lt, const GemmSpec& spec, const float* a_scale = nullptr, const float* b_scale = nullptr);
   ~GemmPlan();
   GemmPlan(const GemmPlan&) = delete;
   GemmPlan& operator=(const GemmPlan&) = delete;
