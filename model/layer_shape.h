@@ -41,6 +41,7 @@ struct LayerShape {
   [[nodiscard]] double q_width() const { return heads * head_dim; }       // a*d (== h usually)
   [[nodiscard]] double kv_width() const { return kv_heads * head_dim; }   // g*d
   [[nodiscard]] double fc1_width() const { return mlp == MlpKind::swiglu ? 2.0 * ffn : ffn; }
+  bool operator==(const LayerShape&) const = default;
 };
 
 // Dimensions from a scenario's parts.

@@ -68,6 +68,9 @@ class Expression {
   // Slots this expression reads (each once, in first-use order).
   [[nodiscard]] const std::vector<int>& slots() const { return m_slots; }
 
+  // True when the expression is one name and nothing else (e.g. "step_time_s").
+  [[nodiscard]] bool is_single_name() const { return m_code.size() == 1 && m_code.front().op == OpCode::variable; }
+
   // The value with every slot read from `values` (truth values as 0 or 1).
   [[nodiscard]] double evaluate(std::span<const double> values) const;
   [[nodiscard]] bool holds(std::span<const double> values) const { return evaluate(values) != 0.0; }

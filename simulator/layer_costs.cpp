@@ -113,4 +113,12 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
   return c;
 }
 
+bool same_layer_cost_inputs(const LayerCostInputs& a, const LayerCostInputs& b) {
+  const bool zero3 = a.zero >= 3;
+  return a.recompute == b.recompute && zero3 == (b.zero >= 3) && a.tp_comm_overlap == b.tp_comm_overlap &&
+         a.gpu == b.gpu && a.params == b.params && a.collectives == b.collectives && a.tp_group == b.tp_group &&
+         *a.shape == *b.shape && (!zero3 || (a.dp_group == b.dp_group && a.layer_parameters_per_rank == b.layer_parameters_per_rank &&
+                                             a.parameter_bytes == b.parameter_bytes));
+}
+
 }  // namespace stepcast

@@ -62,4 +62,10 @@ struct LayerCostInputs {
 
 LayerCosts layer_costs(const LayerCostInputs& in);
 
+// True when layer_costs(a) and layer_costs(b) are certain to be equal, for memoization: compares
+// exactly what layer_costs() reads (the shapes by value, the GPU, constants and collective model by
+// address; zero and the data-parallel group only as far as ZeRO-3 uses them). Keep it in step with
+// layer_costs().
+bool same_layer_cost_inputs(const LayerCostInputs& a, const LayerCostInputs& b);
+
 }  // namespace stepcast

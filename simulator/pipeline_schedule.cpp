@@ -118,70 +118,148 @@ void PipelineSimulator::build_order(const PipelineSpec& spec, Order& order) {
 
 }
 
-void PipelineSimulator::build_hold_pattern(const PipelineSpec& spec, HoldPattern& pattern) {
+namespace {
+
+// Adds the held counts `held` to a stage's Pareto-maximal candidates (flattened, `width` per
+// candidate): a count some candidate dominates or equals changes nothing; otherwise it joins and
+// drops those it dominates.
+void offer_held(const std::vector<int>& held, std::vector<int>& candidates, std::vector<int>& kept) {
+  const std::size_t width = held.size();
+  for (std::size_t k = 0; k + width <= candidates.size(); k += width) {
+    bool le = true;
+    for (std::size_t c = 0; c < width; ++c) le = le && held[c] <= candidates[k + c];
+    if (le) return;
+  }
+  kept.clear();
+  for (std::size_t k = 0; k + width <= candidates.size(); k += width) {
+    bool ge = true;
+    for (std::size_t c = 0; c < width; ++c) ge = ge && held[c] >= candidates[k + c];
+    if (!ge) kept.insert(kept.end(), candidates.begin() + static_cast<long>(k), candidates.begin() + static_cast<long>(k + width));
+  }
+  kept.insert(kept.end(), held.begin(), held.end());
+  candidates.swap(kept);
+}
+
+// Walks every stage's passes in order: the reference, and the way for shapes the periodic form
+// below does not cover.
+void hold_pattern_by_walking(const PipelineSpec& spec, std::vector<int>& peak_in_flight,
+                             std::vector<std::vector<int>>& held_candidates) {
   const int p = spec.stages;
   const int v = spec.chunks;
   const int m = spec.microbatches;
   const int per_stage = 2 * m * v;
-  pattern.schedule = spec.schedule;
-  pattern.stages = p;
-  pattern.chunks = v;
-  pattern.microbatches = m;
   std::vector<Pass> passes;
   stage_orders(spec, passes);
   // Activations held: micro-batches per chunk after each forward; keep the Pareto-maximal counts.
-  pattern.peak_in_flight.assign(static_cast<std::size_t>(p), 0);
-  pattern.held_candidates.assign(static_cast<std::size_t>(p), {});
+  peak_in_flight.assign(static_cast<std::size_t>(p), 0);
+  held_candidates.assign(static_cast<std::size_t>(p), {});
   std::vector<int> held(static_cast<std::size_t>(v));
   std::vector<int> kept;
-  const auto width = static_cast<std::size_t>(v);
   for (int s = 0; s < p; ++s) {
     std::fill(held.begin(), held.end(), 0);
     int total = 0;
-    auto& candidates = pattern.held_candidates[static_cast<std::size_t>(s)];
+    auto& candidates = held_candidates[static_cast<std::size_t>(s)];
     const Pass* stage_passes = passes.data() + static_cast<std::size_t>(per_stage * s);
     for (int i = 0; i < per_stage; ++i) {
       const Pass pass = stage_passes[i];
       held[static_cast<std::size_t>(pass.chunk)] += pass.backward ? -1 : 1;
       total += pass.backward ? -1 : 1;
       if (pass.backward) continue;
-      pattern.peak_in_flight[static_cast<std::size_t>(s)] = std::max(pattern.peak_in_flight[static_cast<std::size_t>(s)], total);
-      // A count that a candidate dominates (or equals) changes nothing; otherwise it joins the
-      // candidates and drops those it dominates.
-      bool dominated = false;
-      for (std::size_t k = 0; k + width <= candidates.size() && !dominated; k += width) {
-        bool le = true;
-        for (std::size_t c = 0; c < width; ++c) le = le && held[c] <= candidates[k + c];
-        dominated = le;
-      }
-      if (dominated) continue;
-      kept.clear();
-      for (std::size_t k = 0; k + width <= candidates.size(); k += width) {
-        bool ge = true;
-        for (std::size_t c = 0; c < width; ++c) ge = ge && held[c] >= candidates[k + c];
-        if (!ge) kept.insert(kept.end(), candidates.begin() + static_cast<long>(k), candidates.begin() + static_cast<long>(k + width));
-      }
-      kept.insert(kept.end(), held.begin(), held.end());
-      candidates.swap(kept);
+      peak_in_flight[static_cast<std::size_t>(s)] = std::max(peak_in_flight[static_cast<std::size_t>(s)], total);
+      offer_held(held, candidates, kept);
     }
   }
 }
 
-const PipelineSimulator::HoldPattern& PipelineSimulator::hold_pattern_for(const PipelineSpec& spec) {
-  for (const HoldPattern& h : m_holds) {
-    if (h.schedule == spec.schedule && h.stages == spec.stages && h.chunks == spec.chunks &&
-        h.microbatches == spec.microbatches) {
-      return h;
+// Forward passes of chunk c among the first n of a stage's forward order (groups of p micro-batches
+// go through every chunk in turn: pass k belongs to chunk (k / p) mod v; needs m % p == 0 when v > 1).
+int forwards_of_chunk(int c, int n, int p, int v) {
+  const int q = n / (p * v);
+  const int r = n % (p * v);
+  return q * p + std::clamp(r - c * p, 0, p);
+}
+
+}  // namespace
+
+void PipelineSimulator::build_hold_pattern(const PipelineSpec& spec, HoldPattern& pattern) {
+  const int p = spec.stages;
+  const int v = spec.chunks;
+  const int m = spec.microbatches;
+  pattern.schedule = spec.schedule;
+  pattern.stages = p;
+  pattern.chunks = v;
+  pattern.microbatches = m;
+  if (v > 1 && m % p != 0) {
+    hold_pattern_by_walking(spec, pattern.peak_in_flight, pattern.held_candidates);
+    return;
+  }
+  // The same states as walking the orders of stage_orders(), found in O(p v) per stage: a stage
+  // holds the most after a forward pass. During warm-up (W forwards) the counts only grow, so
+  // the state after the first steady forward dominates them; in the steady phase forward W + i
+  // follows backward i - 1, and both orders advance by one group of p passes through each chunk
+  // every p v steps, so the counts repeat with period p v. Backwards visit the chunks in reverse.
+  const int total = m * v;
+  pattern.peak_in_flight.assign(static_cast<std::size_t>(p), 0);
+  pattern.held_candidates.assign(static_cast<std::size_t>(p), {});
+  std::vector<int> held(static_cast<std::size_t>(v));
+  std::vector<int> kept;
+  for (int s = 0; s < p; ++s) {
+    int warmup = total;  // GPipe: every forward first
+    if (spec.schedule != PipelineSchedule::gpipe) {
+      warmup = std::min(v == 1 ? p - s - 1 : (p - s - 1) * 2 + (v - 1) * p, total);
+    }
+    auto& candidates = pattern.held_candidates[static_cast<std::size_t>(s)];
+    int& peak = pattern.peak_in_flight[static_cast<std::size_t>(s)];
+    const int steady = total - warmup;
+    const int period = v == 1 ? 1 : p * v;  // one chunk: the count stays warmup + 1
+    const int states = steady == 0 ? 1 : std::min(steady, period);
+    for (int i = 0; i < states; ++i) {
+      // After forward warmup + i (or, with no steady phase, after the last forward).
+      const int forwards = steady == 0 ? total : warmup + i + 1;
+      const int backwards = steady == 0 ? 0 : i;
+      int sum = 0;
+      for (int c = 0; c < v; ++c) {
+        held[static_cast<std::size_t>(c)] = forwards_of_chunk(c, forwards, p, v) - forwards_of_chunk(v - 1 - c, backwards, p, v);
+        sum += held[static_cast<std::size_t>(c)];
+      }
+      peak = std::max(peak, sum);
+      offer_held(held, candidates, kept);
     }
   }
-  constexpr std::size_t kCachedShapes = 64;  // small: a few counts per stage
-  if (m_holds.size() < kCachedShapes) {
-    m_holds.emplace_back();
-    build_hold_pattern(spec, m_holds.back());
-    return m_holds.back();
+}
+
+std::vector<Bytes> detail::peak_activations_by_walking(const PipelineSpec& spec) {
+  std::vector<int> peak_in_flight;
+  std::vector<std::vector<int>> held_candidates;
+  hold_pattern_by_walking(spec, peak_in_flight, held_candidates);
+  std::vector<Bytes> out(static_cast<std::size_t>(spec.stages));
+  for (int s = 0; s < spec.stages; ++s) {
+    double peak = 0.0;
+    const auto& candidates = held_candidates[static_cast<std::size_t>(s)];
+    for (std::size_t k = 0; k < candidates.size(); k += static_cast<std::size_t>(spec.chunks)) {
+      double bytes = 0.0;
+      for (int c = 0; c < spec.chunks; ++c) {
+        bytes += candidates[k + static_cast<std::size_t>(c)] * spec.activations[static_cast<std::size_t>(c * spec.stages + s)].value();
+      }
+      peak = std::max(peak, bytes);
+    }
+    out[static_cast<std::size_t>(s)] = Bytes(peak);
   }
-  HoldPattern& slot = m_holds[m_next_hold_evict];
-  m_next_hold_evict = (m_next_hold_evict + 1) % kCachedShapes;
+  return out;
+}
+
+const PipelineSimulator::HoldPattern& PipelineSimulator::hold_pattern_for(const PipelineSpec& spec) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(spec.schedule) << 56) ^
+                            (static_cast<std::uint64_t>(spec.stages) << 40) ^
+                            (static_cast<std::uint64_t>(spec.chunks) << 24) ^ static_cast<std::uint64_t>(spec.microbatches);
+  const auto it = m_holds.find(key);
+  if (it != m_holds.end() && it->second.schedule == spec.schedule && it->second.stages == spec.stages &&
+      it->second.chunks == spec.chunks && it->second.microbatches == spec.microbatches) {
+    return it->second;
+  }
+  constexpr std::size_t kCachedShapes = 8192;  // each holds a few counts per stage
+  if (m_holds.size() >= kCachedShapes) m_holds.clear();
+  HoldPattern& slot = m_holds[key];
   build_hold_pattern(spec, slot);
   return slot;
 }

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "model/parallel.h"
@@ -112,13 +113,19 @@ class PipelineSimulator {
   PipelineResult m_result;
   std::vector<Order> m_orders;         // small cache of recently used shapes
   std::size_t m_next_evict = 0;
-  std::vector<HoldPattern> m_holds;    // small cache of recently used shapes
-  std::size_t m_next_hold_evict = 0;
+  std::unordered_map<std::uint64_t, HoldPattern> m_holds;  // by shape (a search visits thousands)
   std::vector<Bytes> m_peaks;          // peak_activations() result
   std::vector<double> m_end;           // [2 * virtual stages * m + 1]: forward ends, backward ends, zero
   std::vector<double> m_duration;      // [virtual stage * 2 + backward]
   std::vector<double> m_clock, m_wait;
 };
+
+namespace detail {
+// Peak activation bytes per stage found by walking every pass of every stage's order: the
+// reference that PipelineSimulator's periodic form is tested against. `spec.activations` is
+// required.
+std::vector<Bytes> peak_activations_by_walking(const PipelineSpec& spec);
+}  // namespace detail
 
 // Makespan of identical stages (f, b per stage for all of its chunks, one micro-batch) with free
 // p2p: (m + (p - 1)/v)(f + b) for 1F1B and interleaved 1F1B, (m + p - 1)(f + b) for GPipe.

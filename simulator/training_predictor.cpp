@@ -91,6 +91,21 @@ std::vector<int> layers_per_virtual_stage(int layers, const ParallelConfig& para
 
 TrainingPredictor::TrainingPredictor(CostParameters params) : m_params(params) {}
 
+void TrainingPredictor::set_memoize(bool on) {
+  m_memoize = on;
+  m_cost_memo.clear();
+  m_layout_memo.clear();
+  m_cost_memo_next = m_layout_memo_next = 0;
+}
+
+void TrainingPredictor::check_memo_system(const SystemSpec& system) {
+  if (system == m_memo_system) return;
+  m_memo_system = system;
+  m_cost_memo.clear();
+  m_layout_memo.clear();
+  m_cost_memo_next = m_layout_memo_next = 0;
+}
+
 TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const TrainingPredictorOptions& options) {
   const auto collectives =
       make_collective_model(default_collective_model(), scenario.system, m_params);
@@ -124,9 +139,35 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   // --- 1. One layer, priced once -------------------------------------------------------------
   plan.shape = make_layer_shape(model, training, par, precision);
   const LayerShape& shape = plan.shape;
-  plan.tp_group = layout_of(ParallelDim::tp, par, system);
-  plan.dp_group = layout_of(ParallelDim::dp, par, system);
-  plan.pp_link = pipeline_neighbour_layout(par, system);
+  if (m_memoize) check_memo_system(system);
+  const LayoutMemo* placed = nullptr;
+  if (m_memoize) {
+    for (const LayoutMemo& l : m_layout_memo) {
+      if (l.tp == par.tp && l.cp == par.cp && l.ep == par.ep && l.dp == par.dp && l.pp == par.pp && l.order == par.order) {
+        placed = &l;
+        break;
+      }
+    }
+  }
+  if (placed != nullptr) {
+    plan.tp_group = placed->tp_group;
+    plan.dp_group = placed->dp_group;
+    plan.pp_link = placed->pp_link;
+  } else {
+    plan.tp_group = layout_of(ParallelDim::tp, par, system);
+    plan.dp_group = layout_of(ParallelDim::dp, par, system);
+    plan.pp_link = pipeline_neighbour_layout(par, system);
+    if (m_memoize) {
+      constexpr std::size_t kLayouts = 16;
+      LayoutMemo l{par.tp, par.cp, par.ep, par.dp, par.pp, par.order, plan.tp_group, plan.dp_group, plan.pp_link};
+      if (m_layout_memo.size() < kLayouts) {
+        m_layout_memo.push_back(std::move(l));
+      } else {
+        m_layout_memo[m_layout_memo_next] = std::move(l);
+        m_layout_memo_next = (m_layout_memo_next + 1) % kLayouts;
+      }
+    }
+  }
   plan.layer_params = layer_parameters_per_rank(model, tp);
   plan.weight_bytes = bytes_per_element(precision.params);
   plan.grad_bytes = bytes_per_element(precision.grads);
@@ -143,7 +184,35 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   cost_inputs.zero = par.zero;
   cost_inputs.layer_parameters_per_rank = plan.layer_params;
   cost_inputs.parameter_bytes = plan.weight_bytes;
-  plan.costs = layer_costs(cost_inputs);
+  const CostMemo* priced = nullptr;
+  if (m_memoize) {
+    for (const CostMemo& c : m_cost_memo) {
+      if (same_layer_cost_inputs(c.inputs, cost_inputs)) {
+        priced = &c;
+        break;
+      }
+    }
+  }
+  if (priced != nullptr) {
+    plan.costs = priced->costs;
+  } else {
+    plan.costs = layer_costs(cost_inputs);
+    if (m_memoize) {
+      constexpr std::size_t kShapes = 32;
+      CostMemo* slot = nullptr;
+      if (m_cost_memo.size() < kShapes) {
+        m_cost_memo.reserve(kShapes);  // no reallocation: entries point at their own shapes
+        slot = &m_cost_memo.emplace_back();
+      } else {
+        slot = &m_cost_memo[m_cost_memo_next];
+        m_cost_memo_next = (m_cost_memo_next + 1) % kShapes;
+      }
+      slot->inputs = cost_inputs;
+      slot->shape = shape;
+      slot->inputs.shape = &slot->shape;
+      slot->costs = plan.costs;
+    }
+  }
   const LayerCosts& costs = plan.costs;
 
   const LayerActivations layer_activation = layer_activation_bytes(shape, par.recompute);

@@ -25,6 +25,7 @@
 // otherwise; constants from CostParameters (model/cost_parameters.h).
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "model/collective.h"
@@ -66,6 +67,12 @@ class TrainingPredictor {
   // predict() takes tens. Shares every computation it makes with predict().
   TrainingScreen screen(const Scenario& scenario, const CollectiveModel& collectives);
 
+  // Reuse per-layer costs and group placements between calls whose inputs are equal: a search
+  // predicts thousands of layouts of one model on one system, most sharing their layer shape. Off
+  // by default. While on, a collective model passed in must stay alive and unchanged: one
+  // destroyed and replaced at the same address would be mistaken for the old one.
+  void set_memoize(bool on);
+
   [[nodiscard]] const CostParameters& parameters() const { return m_params; }
 
   // Relative margin by which screen() lowers its bound, so that rounding never lifts the bound
@@ -97,7 +104,26 @@ class TrainingPredictor {
   void stage_memory(const Scenario& scenario, std::span<const Bytes> peak_activations,
                     std::vector<MemoryBreakdown>& per_stage, int& peak_stage) const;
 
+  struct CostMemo {
+    LayerCostInputs inputs;  // pointers compared by address (gpu, params: the memo's own)
+    LayerShape shape;
+    LayerCosts costs;
+  };
+  struct LayoutMemo {
+    int tp = 0, cp = 0, ep = 0, dp = 0, pp = 0;
+    std::string order;
+    GroupLayout tp_group, dp_group, pp_link;
+  };
+  // The memos hold for m_memo_system only; another system clears them.
+  void check_memo_system(const SystemSpec& system);
+
   CostParameters m_params;
+  bool m_memoize = false;
+  SystemSpec m_memo_system;
+  std::vector<CostMemo> m_cost_memo;
+  std::size_t m_cost_memo_next = 0;
+  std::vector<LayoutMemo> m_layout_memo;
+  std::size_t m_layout_memo_next = 0;
   PipelineSimulator m_pipeline;
   std::vector<Seconds> m_forward;
   std::vector<Seconds> m_backward;

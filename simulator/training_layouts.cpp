@@ -1,0 +1,159 @@
+#include "simulator/training_layouts.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace stepcast {
+namespace {
+
+std::vector<int> divisors(int n) {
+  std::vector<int> out;
+  for (int d = 1; d <= n; ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+void apply_layout(const TrainingLayout& l, Scenario& sc) {
+  ParallelConfig& p = sc.parallel;
+  p.tp = l.tp;
+  p.cp = l.cp;
+  p.ep = l.ep;
+  p.pp = l.pp;
+  p.dp = l.dp;
+  p.vpp = l.vpp;
+  p.sequence_parallel = l.sequence_parallel;
+  p.schedule = l.schedule;
+  p.recompute = l.recompute;
+  p.zero = l.zero;
+  p.tp_comm_overlap = l.tp_comm_overlap;
+  p.overlap_grad_reduce = l.overlap_grad_reduce;
+  p.overlap_param_gather = l.overlap_param_gather;
+  p.first_stage_layers = -1;  // layouts split the layers evenly
+  p.last_stage_layers = -1;
+  std::get<TrainingWorkload>(sc.workload).micro_batch = l.micro_batch;
+}
+
+LayoutSpace::LayoutSpace(const Scenario& base, const LayoutSpaceOptions& options) {
+  assert(base.is_training());
+  const TransformerSpec& m = base.model;
+  const TrainingWorkload& t = base.training();
+  const ParallelConfig& fixed = base.parallel;
+  const int gpus = base.system.gpus;
+  const bool interleavable = std::find(options.schedules.begin(), options.schedules.end(),
+                                       PipelineSchedule::one_f_one_b) != options.schedules.end();
+
+  for (int tp : divisors(gpus)) {
+    if (m.heads % tp != 0 || (m.kv_heads % tp != 0 && tp % m.kv_heads != 0)) continue;
+    for (int cp : divisors(gpus / tp)) {
+      if (cp > 1 && (!options.context_parallel || t.seq_len % (2 * cp) != 0)) continue;
+      if (cp > 1 && fixed.cp_kind == ContextParallelKind::ulysses && m.heads % (tp * cp) != 0) continue;
+      for (int pp : divisors(gpus / (tp * cp))) {
+        if (m.layers % pp != 0) continue;
+        const int dp = gpus / (tp * cp * pp);
+        if (t.global_batch % dp != 0) continue;
+        // Expert parallelism divides the experts and dp*cp; expert_tp*ep divides tp*cp*dp.
+        std::vector<int> eps = {1};
+        if (m.is_moe()) {
+          eps.clear();
+          for (int ep : divisors(m.moe.experts)) {
+            if ((dp * cp) % ep == 0 && (tp * cp * dp) % (fixed.expert_tp * ep) == 0) eps.push_back(ep);
+          }
+        } else if ((tp * cp * dp) % fixed.expert_tp != 0) {
+          continue;
+        }
+        for (int ep : eps) {
+          for (int mb : divisors(t.global_batch / dp)) {
+            if (options.max_micro_batch > 0 && mb > options.max_micro_batch) continue;
+            const int microbatches = t.global_batch / (dp * mb);
+            Block b;
+            b.tp = tp;
+            b.cp = cp;
+            b.ep = ep;
+            b.pp = pp;
+            b.dp = dp;
+            b.micro_batch = mb;
+            if (pp == 1) {
+              // No pipeline: every schedule runs the same passes; keep the scenario's own.
+              b.pipelines.emplace_back(1, fixed.schedule);
+            } else {
+              for (PipelineSchedule s : options.schedules) b.pipelines.emplace_back(1, s);
+              if (interleavable && microbatches % pp == 0) {
+                for (int vpp : divisors(m.layers / pp)) {
+                  if (vpp > 1) b.pipelines.emplace_back(vpp, PipelineSchedule::one_f_one_b);
+                }
+              }
+            }
+            b.sequence_parallel = {false};
+            if (tp > 1 && t.seq_len % tp == 0) b.sequence_parallel.push_back(true);
+            b.recompute = options.recompute;
+            std::vector<int> zeros;
+            for (int z : options.zero) {
+              if (dp > 1 || z == 0) zeros.push_back(z);
+            }
+            if (zeros.empty()) zeros.push_back(0);
+            for (int z : zeros) {
+              const std::vector<bool> keep_tp = {fixed.tp_comm_overlap};
+              const std::vector<bool> both = {false, true};
+              const bool search = options.overlap_flags;
+              const std::vector<bool>& tp_overlap = search && tp > 1 ? both : keep_tp;
+              const std::vector<bool> keep_grad = {fixed.overlap_grad_reduce};
+              const std::vector<bool>& grad = search && dp > 1 ? both : keep_grad;
+              const std::vector<bool> keep_param = {fixed.overlap_param_gather};
+              const std::vector<bool>& param = search && dp > 1 && (z == 1 || z == 2) ? both : keep_param;
+              for (bool t_o : tp_overlap) {
+                for (bool g : grad) {
+                  for (bool pg : param) b.states.push_back({z, t_o, g, pg});
+                }
+              }
+            }
+            b.size = b.pipelines.size() * b.sequence_parallel.size() * b.recompute.size() * b.states.size();
+            if (b.size == 0) continue;
+            b.offset = m_size;
+            m_size += b.size;
+            m_blocks.push_back(std::move(b));
+          }
+        }
+      }
+    }
+  }
+}
+
+TrainingLayout LayoutSpace::layout_in(const Block& b, std::uint64_t index) {
+  TrainingLayout l;
+  l.tp = b.tp;
+  l.cp = b.cp;
+  l.ep = b.ep;
+  l.pp = b.pp;
+  l.dp = b.dp;
+  l.micro_batch = b.micro_batch;
+  const std::uint64_t nz = b.states.size();
+  const std::uint64_t nr = b.recompute.size();
+  const std::uint64_t ns = b.sequence_parallel.size();
+  const LayoutSpace::Block::State& state = b.states[index % nz];
+  l.zero = state.zero;
+  l.tp_comm_overlap = state.tp_comm_overlap;
+  l.overlap_grad_reduce = state.overlap_grad_reduce;
+  l.overlap_param_gather = state.overlap_param_gather;
+  index /= nz;
+  l.recompute = b.recompute[index % nr];
+  index /= nr;
+  l.sequence_parallel = b.sequence_parallel[index % ns];
+  index /= ns;
+  const auto& [vpp, schedule] = b.pipelines[index];
+  l.vpp = vpp;
+  l.schedule = schedule;
+  return l;
+}
+
+TrainingLayout LayoutSpace::at(std::uint64_t index) const {
+  assert(index < m_size);
+  const auto it = std::upper_bound(m_blocks.begin(), m_blocks.end(), index,
+                                   [](std::uint64_t i, const Block& b) { return i < b.offset; });
+  const Block& b = *(it - 1);
+  return layout_in(b, index - b.offset);
+}
+
+}  // namespace stepcast
