@@ -161,6 +161,20 @@ std::string FieldTable::format(int slot, double value) const {
   return fmt::format("{}", value);
 }
 
+std::vector<std::string> layout_columns() {
+  return {"parallel.tp", "parallel.pp", "parallel.dp", "parallel.cp", "parallel.ep", "parallel.vpp",
+          "training.micro_batch", "parallel.sequence_parallel", "parallel.schedule", "parallel.recompute",
+          "parallel.zero", "parallel.tp_comm_overlap", "parallel.overlap_grad_reduce", "parallel.overlap_param_gather"};
+}
+
+std::vector<std::string> result_columns() {
+  std::vector<std::string> out;
+  for (const FieldDef& f : FieldTable::training().fields()) {
+    if (f.phase != FieldPhase::key) out.push_back(f.name);
+  }
+  return out;
+}
+
 namespace training_slot {
 int peak_memory() { return s_m_peak; }
 int fits() { return s_fits; }

@@ -62,6 +62,10 @@ class FieldTable {
   std::vector<FieldDef> m_fields;
 };
 
+// Column sets for outputs: the layout keys a search varies, and the predicted results.
+std::vector<std::string> layout_columns();
+std::vector<std::string> result_columns();
+
 // Slots of the training table, for code that fills rows (kept in step with the table's order).
 namespace training_slot {
 int peak_memory();

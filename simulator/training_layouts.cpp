@@ -76,8 +76,10 @@ LayoutSpace::LayoutSpace(const Scenario& base, const LayoutSpaceOptions& options
             b.dp = dp;
             b.micro_batch = mb;
             if (pp == 1) {
-              // No pipeline: every schedule runs the same passes; keep the scenario's own.
-              b.pipelines.emplace_back(1, fixed.schedule);
+              // No pipeline: Megatron runs each micro-batch's forward then its backward
+              // (forward_backward_no_pipelining), which is 1F1B on one stage. Other orders take the
+              // same time and only hold more activations.
+              b.pipelines.emplace_back(1, PipelineSchedule::one_f_one_b);
             } else {
               for (PipelineSchedule s : options.schedules) b.pipelines.emplace_back(1, s);
               if (interleavable && microbatches % pp == 0) {

@@ -12,8 +12,10 @@
 // parallelism only with tp > 1 and seq_len % tp == 0, cp with seq_len % (2 cp) == 0, ep dividing
 // the experts and dp*cp. A test loads layouts of the space as files to check this.
 //
-// Layouts the predictor cannot tell apart are not enumerated twice: one schedule when pp == 1,
-// zero 0 only when dp == 1 (nothing to shard), tp_comm_overlap only with tp > 1,
+// Layouts the predictor cannot tell apart, or that can only be worse, are not enumerated: pp == 1
+// only with 1F1B (no pipeline: each micro-batch's forward then backward; GPipe's order there takes
+// the same time and holds every micro-batch's activations),
+// zero 0 only when dp == 1 (nothing to shard), sequence_parallel and tp_comm_overlap only with tp > 1,
 // overlap_grad_reduce only with dp > 1, overlap_param_gather only with ZeRO-1/2 and dp > 1. What the predictor does not model yet is left out
 // by default and can be switched on: cp > 1 (context-parallel traffic is not priced), offload (not
 // modelled), ZB-H1/H2 and DualPipe (simulated as 1F1B).

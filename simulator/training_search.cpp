@@ -1,6 +1,8 @@
 #include "simulator/training_search.h"
 
 #include <tbb/enumerable_thread_specific.h>
+#include <tbb/global_control.h>
+#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
@@ -117,6 +119,12 @@ SearchResult run_training_search(const Scenario& base, const SearchOptions& opti
   result.counts.space = space.size();
   tbb::enumerable_thread_specific<Worker> workers([&] { return Worker(base, options.parameters); });
   ProgressMeter meter(control, start);
+  // More threads than cores (tests of determinism) need TBB's global limit raised for the run.
+  std::unique_ptr<tbb::global_control> allow;
+  if (options.threads > tbb::info::default_concurrency()) {
+    allow = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                  static_cast<std::size_t>(options.threads));
+  }
   tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
 
   // --- Phase 1: screen every layout of this shard ------------------------------------------------

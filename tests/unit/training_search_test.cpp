@@ -1,0 +1,240 @@
+// The layout search (simulator/training_search.h): its best layouts equal an exhaustive prediction
+// of every layout, whatever the thread count or sharding, and its space is exactly the valid
+// layouts.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "simulator/collective_models.h"
+#include "simulator/scenario_loader.h"
+#include "simulator/search_table.h"
+#include "simulator/sweep_file.h"
+#include "simulator/sweep_points.h"
+#include "simulator/table_merge.h"
+#include "simulator/training_predictor.h"
+#include "simulator/training_search.h"
+
+using namespace stepcast;
+
+namespace {
+
+// A 24-layer GPT-3-shaped model on 64 A100s: small enough to predict every layout in a test
+// (a few thousand), with pipelines, interleaving and layouts that do not fit.
+Scenario small_scenario() {
+  return parse_scenario(R"(
+schema_version: 1
+name: gpt3-24-layers
+model: {preset: gpt3-175b, layers: 24}
+system: {preset: dgx-a100, gpus: 64}
+training: {seq_len: 2048, global_batch: 128, micro_batch: 1}
+parallel: {tp: 8, pp: 8, sequence_parallel: true, recompute: selective, zero: 1}
+precision: bf16
+)",
+                        "<test>");
+}
+
+struct Ranked {
+  double step = 0.0;
+  std::uint64_t point = 0;
+  bool operator<(const Ranked& o) const { return step < o.step || (step == o.step && point < o.point); }
+};
+
+// Predicts every layout with a plain predictor (no screening, no memo) and ranks those that fit.
+std::vector<Ranked> exhaustive(const Scenario& base, const LayoutSpace& space, std::uint64_t& fitting) {
+  TrainingPredictor predictor;
+  const auto net = make_collective_model(default_collective_model(), base.system, predictor.parameters());
+  Scenario sc = base;
+  std::vector<Ranked> out;
+  fitting = 0;
+  for (std::uint64_t i = 0; i < space.size(); ++i) {
+    apply_layout(space.at(i), sc);
+    const TrainingPrediction p = predictor.predict(sc, *net);
+    if (!p.fits) continue;
+    ++fitting;
+    out.push_back({p.step_time.value(), i});
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string table_of(const Scenario& base, const SearchOptions& options, const SearchResult& r) {
+  std::ostringstream out;
+  TableHeader h = search_table_header(base, options);
+  write_search_table(out, TableFormat::csv, h, r);
+  return out.str();
+}
+
+// The rows of a CSV table (between the column line and the summary).
+std::string rows_of(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string line;
+  std::string out;
+  int n = 0;
+  while (std::getline(in, line)) {
+    if (++n <= 2 || line.rfind("# summary", 0) == 0) continue;
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the search's best layouts equal an exhaustive prediction of every layout") {
+  const Scenario base = small_scenario();
+  SearchOptions options;
+  options.top = 10;
+  options.threads = 2;
+  const LayoutSpace space(base, options.space);
+  std::uint64_t fitting = 0;
+  const std::vector<Ranked> all = exhaustive(base, space, fitting);
+  const SearchResult r = run_training_search(base, options);
+  MESSAGE("layouts " << space.size() << ", fit " << fitting << ", timed by the search " << r.counts.timed);
+  CHECK(space.size() > 1000);
+  CHECK(r.counts.enumerated == space.size());
+  CHECK(r.counts.feasible == fitting);          // screening's memory is exact
+  CHECK(r.counts.infeasible == space.size() - fitting);
+  CHECK(r.bounded);
+  CHECK(r.counts.timed < fitting / 4);          // the bound spares most of the simulations
+  REQUIRE(r.best.size() == 10);
+  const int step = FieldTable::training().slot_of("step_time_s");
+  for (std::size_t k = 0; k < 10; ++k) {
+    CAPTURE(k);
+    CHECK(r.best[k].point == all[k].point);
+    CHECK(r.best[k].row[static_cast<std::size_t>(step)] == all[k].step);
+  }
+}
+
+TEST_CASE("search results do not depend on the thread count, and merged shards equal one run") {
+  const Scenario base = small_scenario();
+  SearchOptions options;
+  options.top = 7;
+  options.threads = 1;
+  const SearchResult one = run_training_search(base, options);
+  const std::string reference = table_of(base, options, one);
+  for (int threads : {2, 3}) {
+    options.threads = threads;
+    const SearchResult r = run_training_search(base, options);
+    CHECK(rows_of(table_of(base, options, r)) == rows_of(reference));
+    CHECK(r.counts.timed == one.counts.timed);  // batches are fixed, not per thread
+  }
+  // Three shards, written and read back as tables, merged.
+  options.threads = 2;
+  options.shard_count = 3;
+  std::vector<Table> shards;
+  std::vector<std::string> names;
+  std::uint64_t enumerated = 0;
+  for (int i = 0; i < 3; ++i) {
+    options.shard_index = i;
+    const SearchResult r = run_training_search(base, options);
+    enumerated += r.counts.enumerated;
+    shards.push_back(parse_table(table_of(base, options, r), "shard" + std::to_string(i)));
+    names.push_back("shard" + std::to_string(i));
+  }
+  CHECK(enumerated == one.counts.enumerated);
+  const Table merged = merge_tables(shards, names);
+  std::ostringstream out;
+  write_table(out, merged, FieldTable::training());
+  CHECK(rows_of(out.str()) == rows_of(reference));
+  CHECK(merged.summary.feasible == one.counts.feasible);
+  CHECK(merged.summary.infeasible == one.counts.infeasible);
+}
+
+TEST_CASE("the layout space is exactly the valid layouts, each once") {
+  // Every combination of the searched keys, checked by the loader's own rules (a sweep's points),
+  // less what the space leaves out on purpose (GPipe without a pipeline, no ZeRO without data
+  // parallelism, no sequence parallelism without tensor parallelism), must be the space's layouts.
+  const Scenario base = small_scenario();
+  const SweepFile grid = parse_sweep(R"(
+schema_version: 1
+base:
+  schema_version: 1
+  model: {preset: gpt3-175b, layers: 24}
+  system: {preset: dgx-a100, gpus: 64}
+  training: {seq_len: 2048, global_batch: 128, micro_batch: 1}
+  parallel: {tp: 8, pp: 8, sequence_parallel: true, recompute: selective, zero: 1}
+  precision: bf16
+axes:
+  parallel.tp: auto
+  parallel.pp: auto
+  training.micro_batch: auto
+  parallel.vpp: [1, 2, 3, 4, 6, 12, 24]
+  parallel.schedule: [gpipe, 1f1b]
+  parallel.sequence_parallel: auto
+  parallel.recompute: auto
+  parallel.zero: auto
+)",
+                                     "<test>");
+  PointBuilder builder(grid);
+  REQUIRE(builder.fast());
+  using Key = std::tuple<int, int, int, int, int, bool, int, int>;
+  std::set<Key> valid;
+  for (std::uint64_t i = 0; i < grid.point_count(); ++i) {
+    std::string reason;
+    const Scenario* sc = builder.build(i, reason);
+    if (sc == nullptr) continue;
+    const ParallelConfig& p = sc->parallel;
+    if (p.pp == 1 && p.schedule != PipelineSchedule::one_f_one_b) continue;
+    if (p.dp == 1 && p.zero != 0) continue;
+    if (p.tp == 1 && p.sequence_parallel) continue;
+    valid.insert({p.tp, p.pp, p.vpp, sc->training().micro_batch, static_cast<int>(p.schedule), p.sequence_parallel,
+                  static_cast<int>(p.recompute), p.zero});
+  }
+  const LayoutSpace space(base);
+  std::set<Key> enumerated;
+  for (std::uint64_t i = 0; i < space.size(); ++i) {
+    const TrainingLayout l = space.at(i);
+    enumerated.insert({l.tp, l.pp, l.vpp, l.micro_batch, static_cast<int>(l.schedule), l.sequence_parallel,
+                       static_cast<int>(l.recompute), l.zero});
+  }
+  CHECK(enumerated.size() == space.size());  // no layout twice
+  CHECK(enumerated.size() == valid.size());
+  CHECK(enumerated == valid);
+
+  // Those left out are no better: sequence parallelism without TP changes nothing; GPipe without a
+  // pipeline takes the same time and holds more.
+  TrainingPredictor predictor;
+  const auto net = make_collective_model(default_collective_model(), base.system, predictor.parameters());
+  Scenario a = base;
+  apply_layout(space.at(0), a);  // tp 1, pp 1
+  REQUIRE(a.parallel.tp == 1);
+  REQUIRE(a.parallel.pp == 1);
+  Scenario b = a;
+  b.parallel.sequence_parallel = !a.parallel.sequence_parallel;
+  b.parallel.schedule = a.parallel.schedule == PipelineSchedule::gpipe ? PipelineSchedule::one_f_one_b : PipelineSchedule::gpipe;
+  const TrainingPrediction pa = predictor.predict(a, *net);
+  const TrainingPrediction pb = predictor.predict(b, *net);
+  CHECK(pa.step_time.value() == doctest::Approx(pb.step_time.value()).epsilon(1e-12));  // sums in another order
+  CHECK(pa.memory.peak <= pb.memory.peak);
+}
+
+TEST_CASE("a memory objective is exact from screening; constraints prune before timing") {
+  const Scenario base = small_scenario();
+  SearchOptions options;
+  options.top = 3;
+  const ExprResolver resolver = FieldTable::training().resolver();
+  ExprError error;
+  options.objectives.push_back(*parse_objective("min memory_per_gpu_bytes.peak", resolver, error));
+  options.constraints.push_back({*Expression::parse("parallel.tp <= 4", resolver, error), FieldPhase::key});
+  const SearchResult r = run_training_search(base, options);
+  REQUIRE(r.best.size() == 3);
+  CHECK(r.counts.pruned > 0);
+  CHECK(r.counts.timed <= 64);  // one batch: the bound is the exact memory
+  const int tp = FieldTable::training().slot_of("parallel.tp");
+  const int peak = FieldTable::training().slot_of("memory_per_gpu_bytes.peak");
+  for (const Candidate& c : r.best) CHECK(c.row[static_cast<std::size_t>(tp)] <= 4);
+  CHECK(r.best[0].row[static_cast<std::size_t>(peak)] <= r.best[1].row[static_cast<std::size_t>(peak)]);
+}
+
+TEST_CASE("a cancelled search returns promptly, marked cancelled") {
+  const Scenario base = small_scenario();
+  std::atomic<bool> cancel{true};
+  RunControl control;
+  control.cancel = &cancel;
+  const SearchResult r = run_training_search(base, {}, control);
+  CHECK(r.cancelled);
+  CHECK(r.counts.timed == 0);
+}
