@@ -17,7 +17,13 @@ sustained-load derate taken separately from the largest rows. Rows used: every `
 m, n, k whose GPU's dense tensor-core peak is in the table below (datasheet figures), tensor-core
 types only (bf16, fp16, tf32). Prints the fitted constants and each row's error.
 
+The reduction-depth term k / (k + k_half) (model/cost_parameters.h gemm_k_half) cannot be told
+apart from the kernel gap on square shapes; --grid fits it on our H200 GEMM grid
+(tests/fixtures/measured/h200_gemm_grid_2026-11-29.json), calls of >= 0.3 ms only (shorter ones
+carry the host's launch latency, each having been timed alone), with one eta for the machine.
+
 Usage: scripts/fit_gemm_defaults.py [path/to/gemm_measurements.yaml]
+       scripts/fit_gemm_defaults.py --grid [path/to/h200_gemm_grid.json]
 Pure Python + PyYAML (python3-yaml); a grid search, because the problem is three numbers.
 """
 import math
@@ -93,7 +99,35 @@ def fit(data):
     return best
 
 
+def fit_grid(path):
+    import json
+    import re
+    rows = []
+    for r in json.load(open(path))["records"]:
+        m = re.search(r"grid m=(\d+) n=(\d+) k=(\d+)", r["name"])
+        if r["kind"] != "gemm" or not m or r["seconds"] < 3e-4:
+            continue
+        mm, n, k = map(int, m.groups())
+        rows.append(dict(m=mm, n=n, k=k, tflops=r["tflops"], sms=132, peak=989.4e12))
+    best = None
+    for k_half in range(0, 801, 32):
+        for eta_i in range(100, 201):
+            eta = eta_i / 200
+            err = 0.0
+            for r in rows:
+                flops = 2.0 * r["m"] * r["n"] * r["k"]
+                t = flops / (r["peak"] * eta * wave_tile(r["m"], r["n"], r["sms"]) * r["k"] / (r["k"] + k_half))
+                err += math.log(flops / t / 1e12 / r["tflops"]) ** 2
+            if best is None or err < best[0]:
+                best = (err, k_half, eta)
+    err, k_half, eta = best
+    print(f"grid rows: {len(rows)}  k_half: {k_half}  eta: {eta:.3f}  rms log error: {math.sqrt(err / len(rows)):.3f}")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--grid":
+        fit_grid(sys.argv[2] if len(sys.argv) > 2 else "tests/fixtures/measured/h200_gemm_grid_2026-11-29.json")
+        return
     path = sys.argv[1] if len(sys.argv) > 1 else "tests/fixtures/reference/gemm_measurements.yaml"
     data = list(rows(path))
     total, gap_us, host_us, etas = fit(data)
