@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/op_time.h"
+
 namespace stepcast {
 namespace {
 
@@ -109,6 +111,21 @@ void push_moe(OpList& ops, const InferenceShape& s, double T) {
 }
 
 }  // namespace
+
+InferenceOpPricing::InferenceOpPricing(const CostParameters& cost, const InferenceCostParameters& inference)
+    : m_elementwise(cost), m_streaming(cost) {
+  m_streaming.memory_bandwidth_eta = inference.streaming_bandwidth_eta;
+}
+
+Seconds InferenceOpPricing::time(const Op& op, const GpuSpec& gpu) const {
+  return op_time(op, gpu, op.kind == OpKind::memory_bound ? m_elementwise : m_streaming);
+}
+
+Seconds InferenceOpPricing::time(const OpList& ops, const GpuSpec& gpu) const {
+  Seconds total(0.0);
+  for (const Op& op : ops) total += time(op, gpu);
+  return total;
+}
 
 double active_experts_per_rank(const InferenceShape& s, double tokens) {
   const MoeSpec& moe = s.moe;

@@ -21,29 +21,22 @@ StepCostModel::StepCostModel(const Scenario& scenario, const CollectiveModel& co
     : m_shape(make_inference_shape(scenario.model, scenario.parallel, scenario.precision, inference)),
       m_gpu(scenario.system.gpu),
       m_cost(cost),
-      m_streaming(cost),
+      m_pricing(cost, inference),
       m_inference(inference),
       m_collectives(&collectives),
       m_tp_group(layout_of(ParallelDim::tp, scenario.parallel, scenario.system)),
       m_pp_link(pipeline_neighbour_layout(scenario.parallel, scenario.system)),
       m_cuda_graphs(scenario.inference().cuda_graphs) {
   m_shape.kv_read_per_query_head = scenario.inference().decode_attention == DecodeAttention::per_query_head;
-  m_streaming.memory_bandwidth_eta = inference.streaming_bandwidth_eta;
   m_stage_layers = m_shape.stage_layers();
   m_stage_moe_layers = m_shape.moe_layers * m_shape.stage_fraction();
   const bool moe = m_shape.moe_layers > 0;
   m_layer_kernels = inference_layer_ops(m_shape, 1.0, moe).size() + (m_shape.tp > 1 ? 2 : 0);
 }
 
-Seconds StepCostModel::op_seconds(const Op& op) const {
-  return op_time(op, m_gpu, op.kind == OpKind::memory_bound ? m_cost : m_streaming);
-}
+Seconds StepCostModel::op_seconds(const Op& op) const { return m_pricing.time(op, m_gpu); }
 
-Seconds StepCostModel::ops_seconds(const OpList& ops) const {
-  Seconds total(0.0);
-  for (const Op& op : ops) total += op_seconds(op);
-  return total;
-}
+Seconds StepCostModel::ops_seconds(const OpList& ops) const { return m_pricing.time(ops, m_gpu); }
 
 Seconds StepCostModel::linear_stage(double tokens) const {
   const InferenceShape& s = m_shape;

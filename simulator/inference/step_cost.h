@@ -71,7 +71,7 @@ class StepCostModel {
   InferenceShape m_shape;
   GpuSpec m_gpu;
   CostParameters m_cost;
-  CostParameters m_streaming;  // m_cost with the streaming bandwidth efficiency
+  InferenceOpPricing m_pricing;
   InferenceCostParameters m_inference;
   const CollectiveModel* m_collectives = nullptr;
   GroupLayout m_tp_group;

@@ -267,6 +267,12 @@ TEST_CASE("a trace file gives the arrivals and lengths") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("the trace example replays its 40 requests") {
+  const InferencePrediction p = predict_inference(load_scenario("scenarios/examples/llama3-8b-trace.yaml"), quick());
+  CHECK(p.requests == 40);
+  CHECK(p.dropped == 0);
+}
+
 TEST_CASE("the time series stays bounded and evenly spaced however long the run") {
   serving::TimeSeriesRecorder recorder(0.0, 1.0, 16);
   ServingSample state;
