@@ -141,8 +141,17 @@ void check_inference(DiagnosticSink& sink, const Scenario& s, const ScenarioRead
 
 }  // namespace
 
+// A serving scenario's replicas, when not written: its model instances, gpus / (tp*pp).
+void derive_replicas(const DiagnosticSink& sink, Scenario& s, const ScenarioReadState& state) {
+  if (s.is_training() || !state.workload_read || sink.was_read("inference.replicas")) return;
+  InferenceWorkload& w = std::get<InferenceWorkload>(s.workload);
+  const int instance = std::max(s.parallel.tp * s.parallel.pp, 1);
+  if (w.mode == InferenceMode::serving && s.system.gpus % instance == 0) w.serving.replicas = s.system.gpus / instance;
+}
+
 bool derive_data_parallel(DiagnosticSink& sink, Scenario& s, const ScenarioReadState& state) {
   if (!state.system_read || !state.parallel_read) return false;
+  derive_replicas(sink, s, state);
   if (state.dp_given) return clean(sink, state, {"parallel.dp"});
   if (!clean(sink, state, {"system.gpus", "parallel.tp", "parallel.pp", "parallel.cp"})) return false;
   ParallelConfig& p = s.parallel;

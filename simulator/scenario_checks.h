@@ -27,7 +27,8 @@ struct ScenarioReadState {
   std::size_t reading_errors = 0;
 };
 
-// Derives parallel.dp when it was not given (gpus / (tp*pp*cp)), reporting when it cannot.
+// Derives parallel.dp when it was not given (gpus / (tp*pp*cp)), reporting when it cannot, and a
+// serving scenario's inference.replicas when it was not given (gpus / (tp*pp) model instances).
 // Returns whether parallel.dp now holds a usable value (the ScenarioReadState::dp_valid flag).
 bool derive_data_parallel(DiagnosticSink& sink, Scenario& scenario, const ScenarioReadState& state);
 
