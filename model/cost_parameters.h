@@ -87,6 +87,12 @@ struct CostParameters {
   // On an A100 (108 SMs at 1.41 GHz, 2.04 TB/s) these give 0.86 and 0.50 of its bandwidth.
   // PyTorch's native kernels; Megatron's fused (Apex/TE) norms are faster: a conservative default.
   double reduction_bytes_per_sm_clock = 6.8;
+  //   a GEMM streaming its weights from the SMs its CTAs occupy: Llama 70B's QKV projection
+  //   (8192 x 10240, BF16, 80 CTAs of the skinny tiling on 132 SMs) at batch 1-64 moved 2.4-2.7
+  //   TB/s, 18.3 bytes per active SM per clock after the kernel gap (mean of the four points of
+  //   measured/h200_inference_kernels_2026-11-29.json, scripts/measure_inference_kernels.py).
+  //   GEMMs with a CTA on every SM stay bound by HBM.
+  double gemm_stream_bytes_per_sm_clock = 18.3;
 
   // --- Flash attention (fraction of dense 16-bit peak on the kernel's real, causal-skipped work) -
   // Ampere: FlashAttention-2 (Dao 2023, Fig. 4-6, A100, d=128, causal, seq 2k-4k): forward
@@ -185,6 +191,8 @@ struct CostParameters {
     f("memory.bandwidth_eta", self.memory_bandwidth_eta, "measured/h200_torch_kernels_2026-11-29.json copy");
     f("memory.elementwise_bytes_per_sm_clock", self.elementwise_bytes_per_sm_clock, "measured/h200_torch_kernels_2026-11-29.json");
     f("memory.reduction_bytes_per_sm_clock", self.reduction_bytes_per_sm_clock, "measured/h200_torch_kernels_2026-11-29.json");
+    f("memory.gemm_stream_bytes_per_sm_clock", self.gemm_stream_bytes_per_sm_clock,
+      "measured/h200_inference_kernels_2026-11-29.json");
     f("flash.fwd_eta.ampere", self.flash_fwd_eta_ampere, "FlashAttention-2 paper, A100");
     f("flash.bwd_eta.ampere", self.flash_bwd_eta_ampere, "FlashAttention-2 paper, A100");
     f("flash.fwd_eta.hopper", self.flash_fwd_eta_hopper, "measured/h200_torch_kernels_2026-11-29.json cuDNN SDPA");

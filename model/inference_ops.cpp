@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "model/op_time.h"
-
 namespace stepcast {
 namespace {
 
@@ -15,9 +13,9 @@ DataType sixteen_bit(const InferenceShape& s) {
   return DataType::bf16;
 }
 
-Op memory_op(std::string_view name, double bytes) {
+Op memory_op(std::string_view name, double bytes, OpKind kind = OpKind::memory_bound) {
   Op op;
-  op.kind = OpKind::memory_bound;
+  op.kind = kind;
   op.name = name;
   op.bytes = Bytes(bytes);
   return op;
@@ -89,7 +87,7 @@ void push_moe(OpList& ops, const InferenceShape& s, double T) {
   const double e = s.activation_bytes;
   ops.push(sixteen_bit_gemm("router", s, T, moe.experts, h));
   // Softmax and top-k over the router logits (FP32 read and write).
-  ops.push(memory_op("router_topk", T * moe.experts * 8.0));
+  ops.push(memory_op("router_topk", T * moe.experts * 8.0, OpKind::reduction));
   const double slots = T * moe.top_k / s.ep * moe.load_imbalance;  // token-slots on this rank
   const double active = active_experts_per_rank(s, T);
   const double expert_tp = static_cast<double>(s.tp) / s.ep;
@@ -112,21 +110,6 @@ void push_moe(OpList& ops, const InferenceShape& s, double T) {
 
 }  // namespace
 
-InferenceOpPricing::InferenceOpPricing(const CostParameters& cost, const InferenceCostParameters& inference)
-    : m_elementwise(cost), m_streaming(cost) {
-  m_streaming.memory_bandwidth_eta = inference.streaming_bandwidth_eta;
-}
-
-Seconds InferenceOpPricing::time(const Op& op, const GpuSpec& gpu) const {
-  return op_time(op, gpu, op.kind == OpKind::memory_bound ? m_elementwise : m_streaming);
-}
-
-Seconds InferenceOpPricing::time(const OpList& ops, const GpuSpec& gpu) const {
-  Seconds total(0.0);
-  for (const Op& op : ops) total += time(op, gpu);
-  return total;
-}
-
 double active_experts_per_rank(const InferenceShape& s, double tokens) {
   const MoeSpec& moe = s.moe;
   if (!moe.is_moe() || tokens <= 0.0) return 0.0;
@@ -138,7 +121,7 @@ double active_experts_per_rank(const InferenceShape& s, double tokens) {
 OpList inference_layer_ops(const InferenceShape& s, double T, bool moe_layer) {
   OpList ops;
   const double e = s.activation_bytes;
-  ops.push(memory_op("add_norm", add_norm_bytes(s, T)));
+  ops.push(memory_op("add_norm", add_norm_bytes(s, T), OpKind::reduction));
   push_attention_projections(ops, s, T);
   const double q = s.q_width_per_rank();
   if (s.mla) {
@@ -150,7 +133,7 @@ OpList inference_layer_ops(const InferenceShape& s, double T, bool moe_layer) {
     ops.push(memory_op("rope_kv_write", T * ((q + 2.0 * kv) * e + q * e) + T * kv_bytes_per_token_layer_per_rank(s).value()));
   }
   ops.push(weight_gemm("out_proj", s, T, s.hidden, s.o_width_per_rank()));
-  ops.push(memory_op("add_norm", add_norm_bytes(s, T)));
+  ops.push(memory_op("add_norm", add_norm_bytes(s, T), OpKind::reduction));
   if (moe_layer) {
     push_moe(ops, s, T);
   } else {
@@ -214,9 +197,9 @@ OpList inference_output_ops(const InferenceShape& s, double rows, const Inferenc
   OpList ops;
   if (rows <= 0.0) return ops;
   const double e = s.activation_bytes;
-  ops.push(memory_op("final_norm", 2.0 * rows * s.hidden * e));
+  ops.push(memory_op("final_norm", 2.0 * rows * s.hidden * e, OpKind::reduction));
   ops.push(sixteen_bit_gemm("logits", s, rows, s.vocab / s.t(), s.hidden));
-  ops.push(memory_op("sampling", rows * s.vocab * params.sampling_bytes_per_logit));
+  ops.push(memory_op("sampling", rows * s.vocab * params.sampling_bytes_per_logit, OpKind::reduction));
   return ops;
 }
 

@@ -35,28 +35,15 @@
 //
 // Collectives (the TP all-reduces, the logits gather) are not here: see simulator/inference.
 //
-// Pricing (InferenceOpPricing): model/op_time.h's roofline, with the memory side of GEMMs and
-// attention (streaming weights and the KV cache) at InferenceCostParameters::
-// streaming_bandwidth_eta and elementwise ops at CostParameters::memory_bandwidth_eta.
+// Kinds: norms, softmax/top-k and sampling are reductions, rotary/activation/permutation and the
+// embedding gather elementwise, for model/op_time.h's per-SM byte rates.
 
-#include "model/cost_parameters.h"
-#include "model/hardware.h"
 #include "model/inference_parameters.h"
 #include "model/inference_shape.h"
 #include "model/op.h"
 
 namespace stepcast {
 
-class InferenceOpPricing {
- public:
-  InferenceOpPricing(const CostParameters& cost, const InferenceCostParameters& inference);
-  [[nodiscard]] Seconds time(const Op& op, const GpuSpec& gpu) const;
-  [[nodiscard]] Seconds time(const OpList& ops, const GpuSpec& gpu) const;
-
- private:
-  CostParameters m_elementwise;
-  CostParameters m_streaming;
-};
 
 // The prefill attention work of one step, summed over the prompt chunks in it.
 struct PrefillAttentionWork {

@@ -11,16 +11,6 @@
 namespace stepcast {
 
 struct InferenceCostParameters {
-  // --- Streaming reads ---------------------------------------------------------------------------
-  // Fraction of datasheet HBM bandwidth sustained by the kernels that stream large operands once:
-  // GEMMs reading weights (memory-bound at decode batch sizes) and paged attention reading the KV
-  // cache. These are STREAM-like sequential reads, which typically reach 80-90% of datasheet (the
-  // model's original default for memory-bound kernels, before CostParameters::
-  // memory_bandwidth_eta was lowered to 0.75 for training's elementwise kernels with RNG and
-  // casts, which inference's norms and activations keep). Assumption; calibrate with
-  // `stepcast-harness memory` and the harness's decode-attention kernel.
-  double streaming_bandwidth_eta = 0.85;
-
   // --- Quantized GEMMs ---------------------------------------------------------------------------
   // Weight-only GEMMs (W8A16 / W4A16) dequantize every weight tile to 16 bits inside the main loop
   // before the tensor-core MMA. While memory-bound (small batches) this is hidden and the GEMM runs
@@ -71,7 +61,6 @@ struct InferenceCostParameters {
  private:
   template <class Self, class F>
   static void visit_constants(Self& self, F& f) {
-    f("inference.streaming_bandwidth_eta", self.streaming_bandwidth_eta, "assumption (STREAM-like reads, 80-90%)");
     f("inference.weight_only_int8_compute_factor", self.weight_only_int8_compute_factor,
       "assumption; Marlin (Frantar et al. 2024) Sec. 3");
     f("inference.weight_only_int4_compute_factor", self.weight_only_int4_compute_factor,

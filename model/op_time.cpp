@@ -44,15 +44,21 @@ double sm_clock_hz(const GpuSpec& gpu) {
   return peak / (gpu.sm_count * dense_16bit_flops_per_sm_clock(gpu.architecture));
 }
 
-double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const CostParameters& params) {
-  if (shape.m <= 0.0 || shape.n <= 0.0) return 1.0;
+GemmTiling gemm_tiling(const GemmShape& shape, int sm_count, const CostParameters& params) {
+  if (shape.m <= 0.0 || shape.n <= 0.0) return {};
   const double sms = std::max(sm_count, 1);
+  GemmTiling best;
+  best.efficiency = 0.0;
+  const auto consider = [&](double batch, double tm, double tn) {
+    const double e = tile_wave(shape.m, shape.n, batch, tm, tn, sms);
+    if (e > best.efficiency) best = {e, batch * std::ceil(shape.m / tm) * std::ceil(shape.n / tn)};
+  };
   const double large_m = params.gemm_tile_large_m;
   const double large_n = params.gemm_tile_large_n;
   const double small = params.gemm_tile_small;
-  double best = tile_wave(shape.m, shape.n, shape.batch, large_m, large_n, sms);
-  best = std::max(best, tile_wave(shape.m, shape.n, shape.batch, large_n, large_m, sms));
-  best = std::max(best, tile_wave(shape.m, shape.n, shape.batch, small, small, sms));
+  consider(shape.batch, large_m, large_n);
+  consider(shape.batch, large_n, large_m);
+  consider(shape.batch, small, small);
   if (shape.m < small) {
     // Skinny: small-M tiles, with K split over CTAs until the SMs are full.
     const double tm = params.gemm_tile_skinny_m;
@@ -60,21 +66,29 @@ double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const Cos
     const double tiles = shape.batch * std::ceil(shape.m / tm) * std::ceil(shape.n / tn);
     const double max_split = std::max(1.0, std::floor(shape.k / params.gemm_split_k_min_depth));
     const double split = std::clamp(std::floor(sms / tiles), 1.0, max_split);
-    best = std::max(best, tile_wave(shape.m, shape.n, shape.batch * split, tm, tn, sms));
+    consider(shape.batch * split, tm, tn);
   }
   return best;
+}
+
+double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const CostParameters& params) {
+  return gemm_tiling(shape, sm_count, params).efficiency;
 }
 
 Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) {
   Seconds memory(0.0);
   if (op.bytes.value() > 0.0) {
     double rate = gpu.memory_bandwidth.value() * params.memory_bandwidth_eta;
-    if (op.kind != OpKind::gemm) {
+    double sm_rate = 0.0;
+    if (op.kind == OpKind::memory_bound || op.kind == OpKind::reduction) {
       const double per_clock = op.kind == OpKind::reduction ? params.reduction_bytes_per_sm_clock
                                                             : params.elementwise_bytes_per_sm_clock;
-      const double sm_rate = per_clock * gpu.sm_count * sm_clock_hz(gpu);
-      if (sm_rate > 0.0) rate = std::min(rate, sm_rate);
+      sm_rate = per_clock * gpu.sm_count * sm_clock_hz(gpu);
+    } else if (op.kind == OpKind::gemm) {
+      const double active = std::min(gemm_tiling(op.gemm, gpu.sm_count, params).ctas, static_cast<double>(gpu.sm_count));
+      sm_rate = params.gemm_stream_bytes_per_sm_clock * active * sm_clock_hz(gpu);
     }
+    if (sm_rate > 0.0) rate = std::min(rate, sm_rate);
     if (rate > 0.0) memory = Seconds(op.bytes.value() / rate);
   }
   Seconds compute(0.0);

@@ -15,7 +15,10 @@
 // tests/fixtures/measured/), rather than by a sum that would double-count the overlap for large
 // GEMMs (DESIGN.md, "Per-op time"). For memory-bound kernels the memory term's rate is the
 // slower of HBM bandwidth x eta_mem and the SMs' own byte rate (bytes per SM per clock, separate
-// for elementwise kernels and reductions) x SMs x clock.
+// for elementwise kernels and reductions) x SMs x clock. A GEMM streams its operands through the
+// SMs its CTAs occupy: its memory rate is the slower of HBM x eta_mem and min(CTAs, SMs) x
+// gemm_stream_bytes_per_sm_clock x clock, which binds for skinny GEMMs with few output tiles
+// (a decode step's projections). Attention kernels stream at HBM x eta_mem.
 //
 // wave_tile is the best, over the CTA tiles cuBLAS chooses among, of
 //   tile quantization  (m n) / (ceil(m/Tm) Tm ceil(n/Tn) Tn)
@@ -36,6 +39,14 @@ double dense_16bit_flops_per_sm_clock(GpuArchitecture arch);
 // The clock at which the GPU's datasheet dense 16-bit peak is quoted: peak / (SMs x FLOPs per SM
 // per clock). 0 when the GPU has no 16-bit peak or SM count.
 double sm_clock_hz(const GpuSpec& gpu);
+
+// The tiling of a GEMM: the best tile x wave quantization efficiency (0, 1] on `sm_count` SMs,
+// and the CTAs that tiling launches.
+struct GemmTiling {
+  double efficiency = 1.0;
+  double ctas = 1.0;
+};
+GemmTiling gemm_tiling(const GemmShape& shape, int sm_count, const CostParameters& params);
 
 // Tile x wave quantization efficiency (0, 1] of a GEMM on `sm_count` SMs.
 double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const CostParameters& params);

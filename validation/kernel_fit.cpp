@@ -88,6 +88,7 @@ Parts parts_of(const KernelPoint& p, const GpuSpec& gpu, const CostParameters& p
   // The memory part is HBM bandwidth alone: lift the SMs' byte-rate limit of memory-bound kernels.
   probe.elementwise_bytes_per_sm_clock = kHuge;
   probe.reduction_bytes_per_sm_clock = kHuge;
+  probe.gemm_stream_bytes_per_sm_clock = kHuge;
   Parts out;
   const bool memory_bound = p.op.kind == OpKind::memory_bound || p.op.kind == OpKind::reduction;
   out.compute = memory_bound ? 0.0 : op_time(p.op, gpu, probe).value();

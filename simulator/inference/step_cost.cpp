@@ -21,7 +21,6 @@ StepCostModel::StepCostModel(const Scenario& scenario, const CollectiveModel& co
     : m_shape(make_inference_shape(scenario.model, scenario.parallel, scenario.precision, inference)),
       m_gpu(scenario.system.gpu),
       m_cost(cost),
-      m_pricing(cost, inference),
       m_inference(inference),
       m_collectives(&collectives),
       m_tp_group(layout_of(ParallelDim::tp, scenario.parallel, scenario.system)),
@@ -34,9 +33,13 @@ StepCostModel::StepCostModel(const Scenario& scenario, const CollectiveModel& co
   m_layer_kernels = inference_layer_ops(m_shape, 1.0, moe).size() + (m_shape.tp > 1 ? 2 : 0);
 }
 
-Seconds StepCostModel::op_seconds(const Op& op) const { return m_pricing.time(op, m_gpu); }
+Seconds StepCostModel::op_seconds(const Op& op) const { return op_time(op, m_gpu, m_cost); }
 
-Seconds StepCostModel::ops_seconds(const OpList& ops) const { return m_pricing.time(ops, m_gpu); }
+Seconds StepCostModel::ops_seconds(const OpList& ops) const {
+  Seconds total(0.0);
+  for (const Op& op : ops) total += op_seconds(op);
+  return total;
+}
 
 Seconds StepCostModel::linear_stage(double tokens) const {
   const InferenceShape& s = m_shape;

@@ -14,8 +14,7 @@
 //                                                                   through the pipeline)
 //                     + launch overhead + runtime overhead per iteration
 // Each op is priced by model/op_time.h (roofline with shape-aware GEMM efficiency and a
-// per-kernel gap), GEMMs and attention with InferenceCostParameters::streaming_bandwidth_eta on
-// their memory side, elementwise ops with CostParameters::memory_bandwidth_eta; collectives by the scenario's CollectiveModel on the TP group's placement
+// per-kernel gap); collectives by the scenario's CollectiveModel on the TP group's placement
 // (small decode messages are latency-bound there). Launch: with CUDA graphs one graph launch
 // per step; without, the host dispatches every kernel and the step is never faster than that
 // (CostParameters::host_dispatch_s per kernel).
@@ -71,7 +70,6 @@ class StepCostModel {
   InferenceShape m_shape;
   GpuSpec m_gpu;
   CostParameters m_cost;
-  InferenceOpPricing m_pricing;
   InferenceCostParameters m_inference;
   const CollectiveModel* m_collectives = nullptr;
   GroupLayout m_tp_group;

@@ -126,7 +126,7 @@ TEST_CASE("a batch-1 decode step is bound by reading the weights once") {
   // reads one row per token), every kernel's gap, one graph launch and the runtime's
   // per-iteration work; the KV read of 256 tokens (128 MiB) and activations add ~3%.
   const double embedding = 32000.0 * 4096.0 * 2.0;
-  const double read = (weight_bytes_per_gpu(s).value() - embedding) / (3350e9 * inference.streaming_bandwidth_eta);
+  const double read = (weight_bytes_per_gpu(s).value() - embedding) / (3350e9 * cost.memory_bandwidth_eta);
   const double kernels = steps.model.kernels_per_step(false, true);
   const double expected = read + kernels * cost.kernel_gap_s + inference.graph_launch_s + inference.step_overhead_s;
   const double step = steps.model.time(decode_work(1, 256)).value();
