@@ -73,8 +73,13 @@ std::string inference_report_table(const Scenario& scenario, const InferencePred
                      p.serving ? "serving" : "static-batch", gpus,
                      scenario.system.gpu.display_name.empty() ? scenario.system.gpu.name : scenario.system.gpu.display_name);
   const int instance = std::max(par.tp * par.pp, 1);
-  out += fmt::format("  layout   {} instance{} of TP {} x PP {}{}   precision: GEMMs {}, weights {}, KV {}\n",
-                     gpus / instance, gpus / instance == 1 ? "" : "s", par.tp, par.pp,
+  const auto& split = w.serving.disaggregation;
+  const std::string instances =
+      p.serving && split.enabled
+          ? fmt::format("{} prefill + {} decode instances", split.prefill_gpus / instance, split.decode_gpus / instance)
+          : fmt::format("{} instance{}", gpus / instance, gpus / instance == 1 ? "" : "s");
+  out += fmt::format("  layout   {} of TP {} x PP {}{}   precision: GEMMs {}, weights {}, KV {}\n", instances,
+                     par.tp, par.pp,
                      par.ep > 1 ? fmt::format(" (EP {})", par.ep) : std::string(), to_string(prec.compute),
                      to_string(prec.params), to_string(prec.kv_cache));
   if (p.serving) {

@@ -1,7 +1,9 @@
 // `stepcast predict SCENARIO [--set key.path=value ...] [--format table|json|csv] [--strict]
 //                            [--collectives MODEL] [--calibration PROFILE]`
 // Loads a scenario (a file or a catalog scenario name) strictly, applies the overrides, predicts
-// it and prints the report. --strict turns "does not fit in GPU memory" into exit code 3.
+// it and prints the report: a training step (simulator/training_predictor.h), or an inference
+// workload, static or served (simulator/inference/inference_predictor.h). --strict turns "does
+// not fit in GPU memory" into exit code 3.
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -14,6 +16,8 @@
 #include "simulator/cli/commands.h"
 #include "simulator/collective_models.h"
 #include "simulator/diagnostics.h"
+#include "simulator/inference/inference_predictor.h"
+#include "simulator/inference_report.h"
 #include "simulator/report.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
@@ -45,13 +49,23 @@ void run_predict(const PredictOptions& options, std::ostream& out) {
   overrides.reserve(options.overrides.size());
   for (const auto& text : options.overrides) overrides.push_back(parse_override(text));
   const Scenario scenario = load_scenario(options.scenario, overrides);
-  if (!scenario.is_training()) {
-    throw InputError(scenario.source + ": inference scenarios are not predicted yet; `predict` handles `training:`");
-  }
   const CostParameters params = cost_parameters(options);
   const std::string model_name =
       options.collectives.empty() ? std::string(default_collective_model()) : options.collectives;
   const auto collectives = make_collective_model(model_name, scenario.system, params);
+  if (!scenario.is_training()) {
+    InferencePredictorOptions inference;
+    inference.cost = params;
+    inference.collectives = collectives.get();
+    const InferencePrediction prediction = predict_inference(scenario, inference);
+    out << inference_report(scenario, prediction, format);
+    out.flush();
+    if (options.strict && !prediction.fits) {
+      throw InfeasibleError(fmt::format("{}: needs {:.1f} GB per GPU; the GPU has {:.1f} GB", scenario.name,
+                                        prediction.memory.peak.value() / 1e9, scenario.system.gpu.memory.value() / 1e9));
+    }
+    return;
+  }
   TrainingPredictor predictor(params);
   const TrainingPrediction prediction = predictor.predict(scenario, *collectives);
   out << training_report(scenario, prediction, format);
@@ -67,7 +81,9 @@ void run_predict(const PredictOptions& options, std::ostream& out) {
 
 void add_predict_command(CLI::App& app, CommandSet& commands) {
   auto options = std::make_shared<PredictOptions>();
-  CLI::App* cmd = app.add_subcommand("predict", "Predict step time, throughput, MFU and memory per GPU of a scenario");
+  CLI::App* cmd = app.add_subcommand(
+      "predict", "Predict a scenario: training step time, throughput, MFU and memory per GPU, or inference latency "
+                 "(TTFT, TPOT, end to end), throughput and memory");
   cmd->add_option("scenario", options->scenario, "Scenario file, or the name of a catalog scenario")->required();
   cmd->add_option("--set", options->overrides, "Override a scenario key: key.path=value (repeatable)");
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));

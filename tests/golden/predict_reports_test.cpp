@@ -1,5 +1,5 @@
-// Golden reports: `stepcast predict --format json` of every training example in
-// scenarios/examples/ is pinned in tests/golden/predict/<name>.json. A change in the model moves
+// Golden reports: `stepcast predict --format json` of every example in scenarios/examples/
+// (training and inference) is pinned in tests/golden/predict/<name>.json. A change in the model moves
 // these numbers on purpose: review the diff, then regenerate with
 //   STEPCAST_REGENERATE_GOLDEN=1 build/bin/predict_golden_tests
 // (run from the source root) and commit the new files with the change that explains them.
@@ -14,6 +14,8 @@
 
 #include "simulator/catalog.h"
 #include "simulator/collective_models.h"
+#include "simulator/inference/inference_predictor.h"
+#include "simulator/inference_report.h"
 #include "simulator/report.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
@@ -53,10 +55,11 @@ TEST_CASE("predict reports of the example scenarios match their golden files") {
   int compared = 0;
   for (const std::string& name : catalog.scenario_names()) {
     const Scenario scenario = load_scenario(name);
-    if (!scenario.is_training()) continue;
     TrainingPredictor predictor;
     const auto collectives = make_collective_model(default_collective_model(), scenario.system, predictor.parameters());
-    const std::string actual = training_report(scenario, predictor.predict(scenario, *collectives), ReportFormat::json);
+    const std::string actual =
+        scenario.is_training() ? training_report(scenario, predictor.predict(scenario, *collectives), ReportFormat::json)
+                               : inference_report(scenario, predict_inference(scenario), ReportFormat::json);
     const std::string path = "tests/golden/predict/" + name + ".json";
     if (regenerate) {
       std::ofstream(path) << actual;
@@ -71,5 +74,5 @@ TEST_CASE("predict reports of the example scenarios match their golden files") {
     if (expected.str() != actual) FAIL_CHECK("report differs from " << path << ":\n" << first_differences(expected.str(), actual));
     ++compared;
   }
-  if (!regenerate) CHECK(compared >= 4);
+  if (!regenerate) CHECK(compared >= 9);
 }
