@@ -22,12 +22,14 @@ QString three_digits(double v) {
 }  // namespace
 
 QString format_seconds(double seconds) {
+  if (seconds == 0.0) return QStringLiteral("0 s");
   const TimeUnit u = time_unit_for(seconds);
   return three_digits(seconds * u.per_second) + QLatin1Char(' ') + u.name;
 }
 
 QString format_bytes(double bytes) {
   const double a = std::abs(bytes);
+  if (a == 0.0) return QStringLiteral("0 B");
   if (a >= kGiB) return three_digits(bytes / kGiB) + QStringLiteral(" GiB");
   if (a >= 1024.0 * 1024.0) return three_digits(bytes / (1024.0 * 1024.0)) + QStringLiteral(" MiB");
   return three_digits(bytes / 1024.0) + QStringLiteral(" KiB");

@@ -153,7 +153,7 @@ std::vector<FieldSpec> editor_fields(const Scenario& s, const Catalog& catalog) 
                      "static: one batch of fixed lengths; serving: a request stream"));
   if (w.mode == InferenceMode::static_batch) {
     f.push_back(integer("inference.batch", "&Batch", W, w.batch, "sequences", "Sequences in the batch", 1, 1 << 20));
-    f.push_back(integer("inference.input_len", "In&put length", W, w.input_len, "tokens", "Prompt tokens", 1, 1 << 24));
+    f.push_back(integer("inference.input_len", "Input lengt&h", W, w.input_len, "tokens", "Prompt tokens", 1, 1 << 24));
     f.push_back(integer("inference.output_len", "&Output length", W, w.output_len, "tokens", "Generated tokens", 1,
                         1 << 24));
     return f;
@@ -162,7 +162,7 @@ std::vector<FieldSpec> editor_fields(const Scenario& s, const Catalog& catalog) 
   f.push_back(real("inference.arrival_rate", "&Arrival rate", W, sv.arrival_rate_per_s, "requests/s",
                    "Mean request arrival rate", 0.001, 1e6));
   f.push_back(integer("inference.requests", "Requests", W, sv.requests, "requests", "Requests simulated", 1, 1 << 24));
-  f.push_back(integer("inference.input_len", "In&put length (mean)", W, static_cast<int>(sv.input_len.mean), "tokens",
+  f.push_back(integer("inference.input_len", "Input lengt&h (mean)", W, static_cast<int>(sv.input_len.mean), "tokens",
                       "Mean prompt tokens", 1, 1 << 24));
   f.push_back(integer("inference.output_len", "&Output length (mean)", W, static_cast<int>(sv.output_len.mean),
                       "tokens", "Mean generated tokens", 1, 1 << 24));

@@ -197,7 +197,7 @@ int ScenarioEditorModel::columnCount(const QModelIndex& parent) const { return p
 QString ScenarioEditorModel::note_of(const Row& row) const {
   if (!row.problem.isEmpty()) return row.problem;
   if (row.spec.key == QLatin1String("parallel.dp") && m_dp_auto) {
-    return row.spec.unit + QStringLiteral(" (auto: gpus / (tp x pp x cp))");
+    return row.spec.unit + QStringLiteral(" (auto)");
   }
   return row.spec.unit;
 }
@@ -225,6 +225,8 @@ QVariant ScenarioEditorModel::data(const QModelIndex& index, int role) const {
       return f.unit;
     case ProblemRole:
       return row.problem;
+    case MnemonicLabelRole:
+      return f.label;
     case Qt::ToolTipRole:
       return f.help;
     default:

@@ -38,6 +38,7 @@ class ScenarioEditorModel : public QAbstractTableModel {
     GroupRole,
     UnitRole,
     ProblemRole,                 // the loader's messages for this field, empty when fine
+    MnemonicLabelRole,           // the label with its '&' mnemonic, for a QLabel buddy
   };
 
   explicit ScenarioEditorModel(const Catalog& catalog = Catalog::builtin(), QObject* parent = nullptr);

@@ -22,7 +22,7 @@ void SummaryModel::clear() {
 void SummaryModel::set_analysis(const Analysis& a) {
   std::vector<std::vector<Cell>> rows;
   const auto add = [&](const QString& name, const QVariant& raw, const QString& text, const QString& tip = {}) {
-    rows.push_back({text_cell(name), Cell{text, raw, tip}});
+    rows.push_back({text_cell(name), Cell{text, raw, tip, true}});
   };
   m_headline.clear();
   if (a.training) {

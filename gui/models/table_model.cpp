@@ -24,8 +24,8 @@ QVariant TableModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       return c.tooltip.isEmpty() ? QVariant() : QVariant(c.tooltip);
     case Qt::TextAlignmentRole: {
-      const bool number = c.raw.typeId() == QMetaType::Double || c.raw.typeId() == QMetaType::Int ||
-                          c.raw.typeId() == QMetaType::LongLong;
+      const bool number = !c.left && (c.raw.typeId() == QMetaType::Double || c.raw.typeId() == QMetaType::Int ||
+                                       c.raw.typeId() == QMetaType::LongLong);
       return QVariant::fromValue(Qt::AlignVCenter | (number ? Qt::AlignRight : Qt::AlignLeft));
     }
     case Qt::DecorationRole:

@@ -19,6 +19,7 @@ struct Cell {
   QString text;
   QVariant raw;     // double, int, bool or QString
   QString tooltip;
+  bool left = false;  // left-align even a number (sentences in a value column)
 };
 
 class TableModel : public QAbstractTableModel {
