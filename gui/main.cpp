@@ -1,4 +1,5 @@
-// stepcast-gui [SCENARIO] [--screenshot out.png] [--size WxH] [--page overview|compare|tables]
+// stepcast-gui [SCENARIO] [--calibration PROFILE] [--screenshot out.png] [--size WxH]
+//              [--page overview|compare|tables]
 //
 // Opens SCENARIO (a file or a catalog scenario name; default: the GPT-3 175B Selene example) in the
 // what-if window. With --screenshot it renders the window to a PNG once every view is computed and
@@ -54,7 +55,10 @@ int main(int argc, char** argv) {
                                 QStringLiteral("WxH"), QStringLiteral("1600x1000"));
   const QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Page to show: overview, compare or tables"),
                                 QStringLiteral("PAGE"), QStringLiteral("overview"));
-  parser.addOptions({screenshot, size, page});
+  const QCommandLineOption calibration(QStringLiteral("calibration"),
+                                       QStringLiteral("Predict with a calibration profile (stepcast calibrate -o FILE)"),
+                                       QStringLiteral("PROFILE"));
+  parser.addOptions({screenshot, size, page, calibration});
   parser.process(app);
 
   const QRegularExpressionMatch wh = QRegularExpression(QStringLiteral("^(\\d+)x(\\d+)$")).match(parser.value(size));
@@ -83,6 +87,7 @@ int main(int argc, char** argv) {
   ExplorerSession session(profiles);
   MainWindow window(session, *settings);
   if (screenshot_mode) window.resize(wh.captured(1).toInt(), wh.captured(2).toInt());
+  if (parser.isSet(calibration)) window.open_profile(parser.value(calibration));
   const QStringList args = parser.positionalArguments();
   window.open_scenario(args.isEmpty() ? QStringLiteral("gpt3-175b-selene") : args.front());
   window.show();

@@ -1,19 +1,22 @@
 #pragma once
-// The calibration profiles the GUI can predict with, behind a small interface so that the
-// profile files of issue 9 (`stepcast calibrate ... -o PROFILE.json`) plug in without touching
-// the window.
+// The model variants the GUI can predict with (simulator/calibration_profile.h): the uncalibrated
+// "datasheet" variant, always first, and one calibrated variant per profile file
+// (`stepcast calibrate ... -o PROFILE.json`), behind a small source interface so that tests and
+// other sources plug in without touching the window.
 //
-// A profile is a named set of cost constants (model/cost_parameters.h) and, when it was fitted to
-// measurements, the spread of its residuals as a prediction interval: a predicted value v is
-// shown as [v * lower_ratio, v * upper_ratio] at `confidence`. The uncalibrated datasheet model is
-// always offered, first, and has no interval (nothing was measured).
+// Intervals: a profile stores the held-out residuals of each component it fitted (gemm.bf16,
+// collective.all_reduce, ...); the window lists those intervals as they are. A step-time (or
+// latency) interval is shown only when the choice carries one (`step_time`): how component errors
+// combine into a step-time interval is the calibration's to define (issue 9), not the window's.
+
+#include <QString>
 
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "model/cost_parameters.h"
+#include "simulator/calibration_profile.h"
 
 namespace stepcast::gui {
 
@@ -23,33 +26,37 @@ struct PredictionInterval {
   double upper_ratio = 1.0;  // upper bound / predicted value
 };
 
-struct CalibrationProfile {
-  std::string name;          // shown in the picker; unique within a source
-  std::string description;   // where it came from (file, date, GPU), shown as a tooltip
-  CostParameters parameters;
-  std::optional<PredictionInterval> step_time;  // training step time / inference latency interval
+struct CalibrationChoice {
+  ModelVariant variant;                         // name, description, constants, profile
+  std::optional<PredictionInterval> step_time;  // a step-time / latency interval, when known
+
+  [[nodiscard]] const std::string& name() const { return variant.name; }
 };
 
-// Where profiles come from.
+// One line per fitted component of a calibrated variant: "gemm.bf16: +-3.1 % (90 %, 24 held-out
+// points)", or "... too few points for a 90 % interval". Empty for the datasheet variant.
+std::vector<std::string> component_intervals(const CalibrationChoice& choice, double level = 0.9);
+
+// Where choices come from.
 class CalibrationProfileSource {
  public:
   virtual ~CalibrationProfileSource() = default;
-  // Every profile on offer; the first is the default.
-  [[nodiscard]] virtual std::vector<CalibrationProfile> profiles() const = 0;
+  // Every choice on offer; the first is the default.
+  [[nodiscard]] virtual std::vector<CalibrationChoice> profiles() const = 0;
 };
 
-// The uncalibrated model: CostParameters' documented defaults (datasheet peaks and the published
-// efficiencies cited in model/cost_parameters.h), with no interval.
-CalibrationProfile datasheet_profile();
-
-// Offers datasheet_profile() followed by `extra` (profiles loaded from files, or given by tests).
+// The datasheet variant followed by `extra` (calibrated variants from files, or given by tests).
 class StaticProfileSource final : public CalibrationProfileSource {
  public:
-  explicit StaticProfileSource(std::vector<CalibrationProfile> extra = {});
-  [[nodiscard]] std::vector<CalibrationProfile> profiles() const override;
+  explicit StaticProfileSource(std::vector<CalibrationChoice> extra = {});
+  [[nodiscard]] std::vector<CalibrationChoice> profiles() const override;
 
  private:
-  std::vector<CalibrationProfile> m_profiles;
+  std::vector<CalibrationChoice> m_choices;
 };
+
+CalibrationChoice datasheet_choice();
+// Loads a profile file as a calibrated choice; throws InputError (from load_profile) when it cannot.
+CalibrationChoice load_profile_choice(const std::string& path);
 
 }  // namespace stepcast::gui

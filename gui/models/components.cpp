@@ -34,6 +34,17 @@ std::vector<Component> time_components(const TimeBreakdown& t) {
   };
 }
 
+std::vector<Component> step_components(const StepBreakdown& s) {
+  return {
+      {QStringLiteral("linear"), QStringLiteral("Linear layers"), s.linear.value(), palette::blue},
+      {QStringLiteral("attention"), QStringLiteral("Attention"), s.attention.value(), palette::sky},
+      {QStringLiteral("tp_comm"), QStringLiteral("TP comm"), s.tp_comm.value(), palette::orange},
+      {QStringLiteral("pp_comm"), QStringLiteral("PP comm"), s.pp_comm.value(), palette::purple},
+      {QStringLiteral("output"), QStringLiteral("Output layer"), s.output.value(), palette::green},
+      {QStringLiteral("overhead"), QStringLiteral("Launch overhead"), s.overhead.value(), palette::light_grey},
+  };
+}
+
 std::vector<Component> memory_components(const MemoryBreakdown& m) {
   return {
       {QStringLiteral("weights"), QStringLiteral("Weights"), m.weights.value(), palette::blue},

@@ -21,6 +21,8 @@ struct Component {
 
 // Every time component of `t` (seconds), in TimeBreakdown order; they sum to t.total().
 std::vector<Component> time_components(const TimeBreakdown& t);
+// Every component of an inference iteration (seconds), in StepBreakdown order; they sum to total().
+std::vector<Component> step_components(const StepBreakdown& s);
 // Every memory component of `m` (bytes) except the peak; they sum to m.peak.
 std::vector<Component> memory_components(const MemoryBreakdown& m);
 

@@ -6,7 +6,7 @@ namespace stepcast::gui {
 
 ExplorerSession::ExplorerSession(const CalibrationProfileSource& profiles, const Catalog& catalog, QObject* parent)
     : QObject(parent), m_catalog(catalog), m_profiles(profiles.profiles()), m_editor(catalog) {
-  if (m_profiles.empty()) m_profiles.push_back(datasheet_profile());
+  if (m_profiles.empty()) m_profiles.push_back(datasheet_choice());
   connect(&m_editor, &ScenarioEditorModel::document_changed, this, &ExplorerSession::recompute);
   connect(&m_analysis_jobs, &JobTracker::idle, this, [this] { emit busy_changed(busy()); });
   connect(&m_curve_jobs, &JobTracker::idle, this, [this] { emit busy_changed(busy()); });
@@ -30,9 +30,15 @@ void ExplorerSession::set_profile_index(int index) {
   recompute();
 }
 
+int ExplorerSession::add_profile(CalibrationChoice choice) {
+  m_profiles.push_back(std::move(choice));
+  emit profiles_changed();
+  return static_cast<int>(m_profiles.size()) - 1;
+}
+
 void ExplorerSession::recompute() {
   const ScenarioDocument document = m_editor.document();
-  const CalibrationProfile profile = this->profile();
+  const CalibrationChoice profile = this->profile();
   const Catalog* catalog = &m_catalog;
   emit busy_changed(true);
   m_analysis_jobs.start([document, profile, catalog](const JobContext&) { return analyse(document, profile, *catalog); },
@@ -57,11 +63,26 @@ void ExplorerSession::apply(const Analysis& a) {
     m_memory.set_memory(p.per_stage, names, a.evaluation.scenario->system.gpu.memory.value());
     m_timeline.set_timeline(p.timeline, a.evaluation.scenario->parallel.pp, p.bubble_fraction);
   } else {
-    m_breakdown.clear();
-    m_memory.clear();
     m_timeline.clear();
   }
-  if (!a.valid()) m_scaling.clear();
+  if (a.inference) {
+    const InferencePrediction& p = *a.inference;
+    m_breakdown.set_bars({BreakdownModel::Bar{p.serving ? QStringLiteral("Prefill (mean prompt)") : QStringLiteral("Prefill (batch)"),
+                                              step_components(p.prefill_step)},
+                          BreakdownModel::Bar{QStringLiteral("Decode step"), step_components(p.decode_step)}});
+    m_memory.set_memory({p.memory}, {QStringLiteral("Each GPU")}, a.evaluation.scenario->system.gpu.memory.value());
+    m_serving_series.set_series(p.time_series);
+  } else {
+    m_serving_series.clear();
+  }
+  if (!a.predicted()) {
+    m_breakdown.clear();
+    m_memory.clear();
+  }
+  if (!a.valid()) {
+    m_scaling.clear();
+    m_latency_curve.clear();
+  }
   m_summary.set_analysis(a);
   update_comparison();
   emit analysis_changed();
@@ -69,21 +90,30 @@ void ExplorerSession::apply(const Analysis& a) {
 
 void ExplorerSession::apply_curves(const Curves& c) {
   m_scaling.set_points(c.scaling);
+  m_latency_curve.set_curve(c.latency);
   emit curves_changed();
 }
 
+namespace {
+std::optional<ComparisonSide> side_of(const Analysis& a, const QString& name) {
+  if (a.training) return comparison_side(*a.training, name);
+  if (a.inference) return comparison_side(*a.inference, name);
+  return std::nullopt;
+}
+}  // namespace
+
 void ExplorerSession::pin_baseline() {
-  m_baseline = m_analysis.training;
-  m_baseline_name = m_analysis.evaluation.scenario
-                        ? QString::fromStdString(m_analysis.evaluation.scenario->name) + QStringLiteral(" (pinned)")
-                        : QString();
+  const QString name = m_analysis.evaluation.scenario
+                           ? QString::fromStdString(m_analysis.evaluation.scenario->name) + QStringLiteral(" (pinned)")
+                           : QString();
+  m_baseline = side_of(m_analysis, name);
   update_comparison();
 }
 
 void ExplorerSession::update_comparison() {
   const QString current = m_analysis.evaluation.scenario ? QString::fromStdString(m_analysis.evaluation.scenario->name)
                                                          : QStringLiteral("current");
-  m_comparison.set_pair(m_baseline, m_baseline_name, m_analysis.training, current);
+  m_comparison.set_pair(m_baseline, side_of(m_analysis, current));
   emit comparison_changed();
 }
 

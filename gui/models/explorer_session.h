@@ -6,7 +6,8 @@
 // (load + predict with the pipeline timeline: what must appear within a frame) and the curves
 // (re-predictions at other GPU counts). Results an edit made stale are dropped by the job trackers
 // (gui/models/job_tracker.h); a delivered analysis updates the editor's values or its problems,
-// then the breakdown, memory, timeline, summary and comparison models. The comparison's A is a
+// then the breakdown, memory, timeline (training) or serving time series (inference), summary and
+// comparison models; delivered curves update the scaling or latency-throughput model. The comparison's A is a
 // pinned baseline (pin_baseline()), its B the current prediction.
 
 #include <QObject>
@@ -20,9 +21,11 @@
 #include "gui/models/calibration_profiles.h"
 #include "gui/models/comparison_model.h"
 #include "gui/models/job_tracker.h"
+#include "gui/models/latency_curve_model.h"
 #include "gui/models/memory_model.h"
 #include "gui/models/scaling_model.h"
 #include "gui/models/scenario_editor_model.h"
+#include "gui/models/serving_series_model.h"
 #include "gui/models/summary_model.h"
 #include "gui/models/timeline_model.h"
 
@@ -50,12 +53,16 @@ class ExplorerSession : public QObject {
   [[nodiscard]] ScalingModel& scaling() { return m_scaling; }
   [[nodiscard]] SummaryModel& summary() { return m_summary; }
   [[nodiscard]] ComparisonModel& comparison() { return m_comparison; }
+  [[nodiscard]] ServingSeriesModel& serving_series() { return m_serving_series; }
+  [[nodiscard]] LatencyCurveModel& latency_curve() { return m_latency_curve; }
   [[nodiscard]] const Catalog& catalog() const { return m_catalog; }
 
-  [[nodiscard]] const std::vector<CalibrationProfile>& profiles() const { return m_profiles; }
+  [[nodiscard]] const std::vector<CalibrationChoice>& profiles() const { return m_profiles; }
   [[nodiscard]] int profile_index() const { return m_profile; }
   void set_profile_index(int index);
-  [[nodiscard]] const CalibrationProfile& profile() const { return m_profiles[static_cast<std::size_t>(m_profile)]; }
+  [[nodiscard]] const CalibrationChoice& profile() const { return m_profiles[static_cast<std::size_t>(m_profile)]; }
+  // Adds a choice (a profile file opened in the window) and returns its index.
+  int add_profile(CalibrationChoice choice);
 
   // The latest delivered analysis.
   [[nodiscard]] const Analysis& analysis() const { return m_analysis; }
@@ -75,6 +82,7 @@ class ExplorerSession : public QObject {
   void analysis_changed();
   void curves_changed();
   void comparison_changed();
+  void profiles_changed();
   void busy_changed(bool busy);
 
  private:
@@ -82,7 +90,7 @@ class ExplorerSession : public QObject {
   void update_comparison();
 
   const Catalog& m_catalog;
-  std::vector<CalibrationProfile> m_profiles;
+  std::vector<CalibrationChoice> m_profiles;
   int m_profile = 0;
   ScenarioEditorModel m_editor;
   BreakdownModel m_breakdown;
@@ -91,9 +99,10 @@ class ExplorerSession : public QObject {
   ScalingModel m_scaling;
   SummaryModel m_summary;
   ComparisonModel m_comparison;
+  ServingSeriesModel m_serving_series;
+  LatencyCurveModel m_latency_curve;
   Analysis m_analysis;
-  std::optional<TrainingPrediction> m_baseline;
-  QString m_baseline_name;
+  std::optional<ComparisonSide> m_baseline;
   JobTracker m_analysis_jobs;
   JobTracker m_curve_jobs;
 };

@@ -10,9 +10,9 @@
 #include <functional>
 #include <vector>
 
-#include "model/cost_parameters.h"
 #include "model/scenario.h"
 #include "model/units.h"
+#include "simulator/calibration_profile.h"
 
 namespace stepcast::gui {
 
@@ -27,7 +27,7 @@ struct ScalingPoint {
 };
 
 // `cancelled` is polled between points; when it returns true the points so far are returned.
-std::vector<ScalingPoint> scaling_curve(const Scenario& training_scenario, const CostParameters& parameters,
+std::vector<ScalingPoint> scaling_curve(const Scenario& training_scenario, const ModelVariant& variant,
                                         const std::function<bool()>& cancelled = {});
 
 }  // namespace stepcast::gui

@@ -44,8 +44,11 @@ void BreakdownChart::rebuild() {
     largest = std::max(largest, total);
   }
   const TimeUnit unit = time_unit_for(largest);
-  retitle(chart(), bars.empty() ? tr("Step-time breakdown (no prediction)")
-                                 : tr("Step-time breakdown: %1").arg(format_seconds(largest)));
+  // One bar: a training step. Several: inference iterations (prefill, decode step).
+  const bool iterations = bars.size() > 1;
+  retitle(chart(), bars.empty()  ? tr("Step-time breakdown (no prediction)")
+                   : iterations ? tr("Iteration time breakdown: prefill and decode")
+                                : tr("Step-time breakdown: %1").arg(format_seconds(largest)));
   m_series->setBarWidth(bars.size() == 1 ? 0.45 : 0.6);
   // Same components and bars as before (the usual edit): update the sets in place, which keeps
   // their legend markers; otherwise make new ones.
@@ -64,7 +67,8 @@ void BreakdownChart::rebuild() {
   }
   for (std::size_t k = 0; k < shown.size(); ++k) {
     const auto& first = bars.front().components[static_cast<std::size_t>(shown[k])];
-    const QString label = QStringLiteral("%1 %2").arg(first.label, format_seconds(first.value));
+    // With one bar the legend carries each component's time; with several the table does.
+    const QString label = iterations ? first.label : QStringLiteral("%1 %2").arg(first.label, format_seconds(first.value));
     QBarSet* set = reuse ? existing[static_cast<qsizetype>(k)] : new QBarSet(label);
     if (reuse) {
       set->setLabel(label);
@@ -78,7 +82,7 @@ void BreakdownChart::rebuild() {
       m_series->append(set);
     }
   }
-  retitle(m_values, tr("Time per step (%1)").arg(unit.name));
+  retitle(m_values, (iterations ? tr("Time per iteration (%1)") : tr("Time per step (%1)")).arg(unit.name));
   set_nice_range(m_values, 0.0, largest * unit.per_second);
   m_values->setVisible(!bars.empty());
   m_categories->setVisible(!bars.empty());

@@ -15,8 +15,10 @@
 #include <QMenuBar>
 #include <QScrollArea>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -28,9 +30,11 @@
 #include "gui/widgets/breakdown_chart.h"
 #include "gui/widgets/comparison_view.h"
 #include "gui/widgets/image_export.h"
+#include "gui/widgets/latency_chart.h"
 #include "gui/widgets/memory_chart.h"
 #include "gui/widgets/scaling_chart.h"
 #include "gui/widgets/scenario_editor_widget.h"
+#include "gui/widgets/serving_chart.h"
 #include "gui/widgets/timeline_view.h"
 
 namespace stepcast::gui {
@@ -81,10 +85,8 @@ MainWindow::MainWindow(ExplorerSession& session, QSettings& settings, QWidget* p
   auto* picker_label = new QLabel(tr("Calibrat&ion profile:"), dock_body);
   m_profiles = new QComboBox(dock_body);
   m_profiles->setObjectName(QStringLiteral("profile_picker"));
-  for (const auto& p : m_session.profiles()) {
-    m_profiles->addItem(QString::fromStdString(p.name));
-    m_profiles->setItemData(m_profiles->count() - 1, QString::fromStdString(p.description), Qt::ToolTipRole);
-  }
+  refresh_profiles();
+  connect(&m_session, &ExplorerSession::profiles_changed, this, &MainWindow::refresh_profiles);
   picker_label->setBuddy(m_profiles);
   picker_row->addWidget(picker_label);
   picker_row->addWidget(m_profiles, 1);
@@ -157,6 +159,10 @@ QWidget* MainWindow::build_overview() {
   m_timeline->setObjectName(QStringLiteral("timeline_view"));
   m_scaling = new ScalingChart(m_session.scaling());
   m_scaling->setObjectName(QStringLiteral("scaling_chart"));
+  m_serving = new ServingChart(m_session.serving_series());
+  m_serving->setObjectName(QStringLiteral("serving_chart"));
+  m_latency = new LatencyChart(m_session.latency_curve());
+  m_latency->setObjectName(QStringLiteral("latency_chart"));
 
   auto* rows = new QSplitter(Qt::Vertical, m_overview);
   rows->setObjectName(QStringLiteral("overview_rows"));
@@ -166,8 +172,14 @@ QWidget* MainWindow::build_overview() {
   top->addWidget(m_memory);
   auto* bottom = new QSplitter(Qt::Horizontal, rows);
   bottom->setObjectName(QStringLiteral("overview_bottom"));
-  bottom->addWidget(m_timeline);
-  bottom->addWidget(m_scaling);
+  m_bottom_left = new QStackedWidget(bottom);
+  m_bottom_left->addWidget(m_timeline);
+  m_bottom_left->addWidget(m_serving);
+  m_bottom_right = new QStackedWidget(bottom);
+  m_bottom_right->addWidget(m_scaling);
+  m_bottom_right->addWidget(m_latency);
+  bottom->addWidget(m_bottom_left);
+  bottom->addWidget(m_bottom_right);
   bottom->setStretchFactor(0, 3);
   bottom->setStretchFactor(1, 2);
   m_splitters = {rows, top, bottom};
@@ -183,6 +195,8 @@ QWidget* MainWindow::build_tables() {
   m_table_tabs->addTab(make_table(&m_session.memory(), m_table_tabs), tr("Memory"));
   m_table_tabs->addTab(make_table(&m_session.scaling(), m_table_tabs), tr("Scaling"));
   m_table_tabs->addTab(make_table(&m_session.timeline(), m_table_tabs), tr("Timeline"));
+  m_table_tabs->addTab(make_table(&m_session.serving_series(), m_table_tabs), tr("Serving run"));
+  m_table_tabs->addTab(make_table(&m_session.latency_curve(), m_table_tabs), tr("Latency curve"));
   const auto fit = [this] {
     auto* view = qobject_cast<QTableView*>(m_table_tabs->currentWidget());
     if (view != nullptr && view->model()->rowCount() <= 100) view->resizeColumnsToContents();
@@ -196,6 +210,7 @@ void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open scenario..."), this, &MainWindow::open_dialog);
   open->setShortcut(QKeySequence::Open);
+  file->addAction(tr("Open calibration &profile..."), this, &MainWindow::open_profile_dialog);
   QMenu* examples = file->addMenu(tr("Open &example"));
   for (const std::string& name : m_session.catalog().scenario_names()) {
     const QString q = QString::fromStdString(name);
@@ -226,6 +241,8 @@ void MainWindow::build_menus() {
                                                     {"memory", tr("Memory chart...")},
                                                     {"timeline", tr("Pipeline timeline...")},
                                                     {"scaling", tr("Scaling chart...")},
+                                                    {"serving", tr("Serving run chart...")},
+                                                    {"latency", tr("Latency-throughput chart...")},
                                                     {"comparison", tr("Comparison chart...")}};
   for (const auto& [name, text] : charts) {
     const QString n = QString::fromLatin1(name);
@@ -237,6 +254,8 @@ void MainWindow::build_menus() {
                                                     {"memory", tr("Memory table (CSV)...")},
                                                     {"scaling", tr("Scaling table (CSV)...")},
                                                     {"timeline", tr("Timeline table (CSV)...")},
+                                                    {"serving", tr("Serving run table (CSV)...")},
+                                                    {"latency", tr("Latency curve table (CSV)...")},
                                                     {"comparison", tr("Comparison table (CSV)...")}};
   for (const auto& [name, text] : tables) {
     const QString n = QString::fromLatin1(name);
@@ -276,6 +295,8 @@ QWidget* MainWindow::chart(const QString& name) const {
   if (name == QLatin1String("memory")) return m_memory;
   if (name == QLatin1String("timeline")) return m_timeline;
   if (name == QLatin1String("scaling")) return m_scaling;
+  if (name == QLatin1String("serving")) return m_serving;
+  if (name == QLatin1String("latency")) return m_latency;
   if (name == QLatin1String("comparison")) {
     m_comparison->ensure_current();
     return m_comparison->chart_view();
@@ -289,6 +310,8 @@ QAbstractItemModel* MainWindow::table(const QString& name) const {
   if (name == QLatin1String("memory")) return &m_session.memory();
   if (name == QLatin1String("scaling")) return &m_session.scaling();
   if (name == QLatin1String("timeline")) return &m_session.timeline();
+  if (name == QLatin1String("serving")) return &m_session.serving_series();
+  if (name == QLatin1String("latency")) return &m_session.latency_curve();
   if (name == QLatin1String("comparison")) return &m_session.comparison();
   return nullptr;
 }
@@ -317,6 +340,41 @@ bool MainWindow::save_to(const QString& path) {
   setWindowTitle(tr("stepcast - %1").arg(path));
   show_message(tr("Saved %1").arg(path), false);
   return true;
+}
+
+void MainWindow::refresh_profiles() {
+  const QSignalBlocker block(m_profiles);
+  m_profiles->clear();
+  for (const auto& p : m_session.profiles()) {
+    m_profiles->addItem(QString::fromStdString(p.name()));
+    m_profiles->setItemData(m_profiles->count() - 1, QString::fromStdString(p.variant.description), Qt::ToolTipRole);
+  }
+  m_profiles->setCurrentIndex(m_session.profile_index());
+}
+
+bool MainWindow::open_profile(const QString& path) {
+  try {
+    const int index = m_session.add_profile(load_profile_choice(path.toStdString()));
+    m_profiles->setCurrentIndex(index);
+    show_message(tr("Calibration profile %1 loaded").arg(path), false);
+    return true;
+  } catch (const InputError& e) {
+    QStringList lines;
+    for (const auto& d : e.diagnostics()) lines << QString::fromStdString(describe_diagnostic(d));
+    if (lines.isEmpty()) lines << QString::fromUtf8(e.what());
+    m_problems->setText(tr("<b>The calibration profile was not loaded:</b><br>") + escaped_lines(lines));
+    m_problems->show();
+    show_message(tr("Calibration profile not loaded"), true);
+    return false;
+  }
+}
+
+void MainWindow::open_profile_dialog() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open calibration profile"), m_last_dir,
+                                                    tr("Calibration profiles (*.json);;All files (*)"));
+  if (path.isEmpty()) return;
+  m_last_dir = QFileInfo(path).absolutePath();
+  open_profile(path);
 }
 
 void MainWindow::open_dialog() {
@@ -372,9 +430,9 @@ void MainWindow::export_current_chart() {
     return;
   }
   // On the overview, the chart with focus (or the breakdown).
-  for (const char* name : {"breakdown", "memory", "timeline", "scaling"}) {
+  for (const char* name : {"breakdown", "memory", "timeline", "scaling", "serving", "latency"}) {
     QWidget* w = chart(QString::fromLatin1(name));
-    if (w->hasFocus() || w->isAncestorOf(QApplication::focusWidget())) {
+    if (w->isVisible() && (w->hasFocus() || w->isAncestorOf(QApplication::focusWidget()))) {
       export_chart_dialog(QString::fromLatin1(name));
       return;
     }
@@ -388,8 +446,8 @@ void MainWindow::export_current_table() {
     return;
   }
   if (m_pages->currentWidget() == m_table_tabs) {
-    static const char* names[] = {"summary", "breakdown", "memory", "scaling", "timeline"};
-    export_table_dialog(QString::fromLatin1(names[std::clamp(m_table_tabs->currentIndex(), 0, 4)]));
+    static const char* names[] = {"summary", "breakdown", "memory", "scaling", "timeline", "serving", "latency"};
+    export_table_dialog(QString::fromLatin1(names[std::clamp(m_table_tabs->currentIndex(), 0, 6)]));
     return;
   }
   export_table_dialog(QStringLiteral("summary"));
@@ -401,9 +459,16 @@ void MainWindow::show_message(const QString& text, bool error) {
 
 void MainWindow::update_from_analysis() {
   const Analysis& a = m_session.analysis();
+  // Training views, or inference views; a static batch has no request stream to draw over time.
+  const bool inference = a.evaluation.scenario && !a.evaluation.scenario->is_training();
+  const bool static_batch = inference && a.evaluation.scenario->inference().mode == InferenceMode::static_batch;
+  m_bottom_left->setCurrentIndex(inference ? 1 : 0);
+  m_bottom_right->setCurrentIndex(inference ? 1 : 0);
+  m_bottom_left->setVisible(!static_batch);
   QStringList problems;
   for (const auto& d : a.evaluation.diagnostics) problems << QString::fromStdString(describe_diagnostic(d));
   if (!a.failure.empty()) problems << QString::fromStdString(a.failure);
+  for (const auto& w : a.warnings) problems << QStringLiteral("warning: ") + QString::fromStdString(w);
   m_problems->setText(problems.isEmpty() ? QString()
                                          : tr("<b>The scenario has problems:</b><br>") + escaped_lines(problems));
   m_problems->setVisible(!problems.isEmpty());

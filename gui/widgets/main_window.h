@@ -5,7 +5,9 @@
 //               profile picker.
 //   Overview    the headline figures, the loader's problems (file:line:col, in red), and four
 //               views that follow every edit: step-time breakdown, memory per GPU against
-//               capacity, the pipeline Gantt chart, and the scaling curve.
+//               capacity, the pipeline Gantt chart, and the scaling curve; for inference the
+//               prefill/decode breakdown, memory, the serving run over time and the
+//               latency-throughput curve with its SLO lines.
 //   Compare     A (pinned) against B (current), by component.
 //   Tables      every view's numbers as sortable tables (exportable as CSV).
 //
@@ -22,6 +24,7 @@ class QComboBox;
 class QLabel;
 class QSettings;
 class QSplitter;
+class QStackedWidget;
 class QTabWidget;
 class QTableView;
 class QAbstractItemModel;
@@ -31,8 +34,10 @@ namespace stepcast::gui {
 class BreakdownChart;
 class ComparisonView;
 class ExplorerSession;
+class LatencyChart;
 class MemoryChart;
 class ScalingChart;
+class ServingChart;
 class ScenarioEditorWidget;
 class TimelineView;
 
@@ -47,6 +52,9 @@ class MainWindow : public QMainWindow {
   void open_scenario(const QString& name_or_path);
   // Saves the scenario being edited; false (with a message in the window) when it cannot.
   bool save_to(const QString& path);
+  // Loads a calibration profile file into the picker and selects it; false (with the loader's
+  // message in the window) when it cannot.
+  bool open_profile(const QString& path);
 
   enum class Page { overview, compare, tables };
   void show_page(Page page);
@@ -57,14 +65,16 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] MemoryChart& memory_chart() const { return *m_memory; }
   [[nodiscard]] TimelineView& timeline_view() const { return *m_timeline; }
   [[nodiscard]] ScalingChart& scaling_chart() const { return *m_scaling; }
+  [[nodiscard]] ServingChart& serving_chart() const { return *m_serving; }
+  [[nodiscard]] LatencyChart& latency_chart() const { return *m_latency; }
   [[nodiscard]] ComparisonView& comparison_view() const { return *m_comparison; }
   [[nodiscard]] QLabel& problems_label() const { return *m_problems; }
   [[nodiscard]] QLabel& headline_label() const { return *m_headline; }
   [[nodiscard]] QComboBox& profile_picker() const { return *m_profiles; }
   [[nodiscard]] QWidget& overview_page() const { return *m_overview; }
 
-  // The charts by name ("breakdown", "memory", "timeline", "scaling", "comparison") and the
-  // tables by name ("summary", "breakdown", "memory", "scaling", "timeline", "comparison").
+  // The charts by name ("breakdown", "memory", "timeline", "scaling", "serving", "latency",
+  // "comparison") and the tables by name (the same, and "summary").
   [[nodiscard]] QWidget* chart(const QString& name) const;
   [[nodiscard]] QAbstractItemModel* table(const QString& name) const;
 
@@ -80,6 +90,8 @@ class MainWindow : public QMainWindow {
   void restore_layout();
   void update_from_analysis();
   void open_dialog();
+  void open_profile_dialog();
+  void refresh_profiles();
   bool save_dialog();
   void export_chart_dialog(const QString& name);
   void export_table_dialog(const QString& name);
@@ -101,6 +113,10 @@ class MainWindow : public QMainWindow {
   MemoryChart* m_memory = nullptr;
   TimelineView* m_timeline = nullptr;
   ScalingChart* m_scaling = nullptr;
+  ServingChart* m_serving = nullptr;
+  LatencyChart* m_latency = nullptr;
+  QStackedWidget* m_bottom_left = nullptr;   // Gantt chart (training) or serving run (inference)
+  QStackedWidget* m_bottom_right = nullptr;  // scaling curve (training) or latency curve (inference)
   ComparisonView* m_comparison = nullptr;
   std::vector<QSplitter*> m_splitters;
   QString m_last_dir;

@@ -148,6 +148,7 @@ void ScenarioEditorWidget::rebuild() {
   }
   column->addStretch(1);
   m_layout->addWidget(m_form);
+  m_form->show();  // a child added to a visible widget is not shown by itself
 }
 
 void ScenarioEditorWidget::refresh(int first_row, int last_row) {

@@ -35,7 +35,7 @@ const QString kBroken = QStringLiteral("tests/gui/fixtures/heads-not-divisible.y
 
 // A window with its own session and throw-away settings.
 struct Window {
-  explicit Window(const QString& settings_path, std::vector<CalibrationProfile> extra = {})
+  explicit Window(const QString& settings_path, std::vector<CalibrationChoice> extra = {})
       : profiles(std::move(extra)), settings(settings_path, QSettings::IniFormat), window(session, settings) {
     window.resize(1400, 900);
     window.show();
@@ -95,6 +95,8 @@ class WidgetsTest : public QObject {
 void WidgetsTest::typing_a_new_tp_changes_the_breakdown_chart() {
   Window w(path(QStringLiteral("a.ini")));
   w.open(kSmall);
+  // The editor's form appears in a window that is already shown.
+  QVERIFY(w.window.editor().field_widget(QStringLiteral("parallel.tp"))->isVisible());
   const double tp_comm_before = chart_segment(w.window.breakdown_chart(), QStringLiteral("TP comm"));
   QVERIFY(tp_comm_before > 0.0);
   QWidget* tp = w.window.editor().field_widget(QStringLiteral("parallel.tp"));
@@ -229,8 +231,8 @@ void WidgetsTest::mnemonics_and_shortcuts_reach_fields_and_pages() {
 }
 
 void WidgetsTest::picking_a_calibration_profile_with_an_interval_shows_the_interval() {
-  CalibrationProfile fitted = datasheet_profile();
-  fitted.name = "fitted on test data";
+  CalibrationChoice fitted = datasheet_choice();
+  fitted.variant.name = "fitted on test data";
   fitted.step_time = PredictionInterval{0.9, 0.9, 1.1};
   Window w(path(QStringLiteral("g.ini")), {fitted});
   w.open(kSmall);
