@@ -1,5 +1,5 @@
 // stepcast-gui [SCENARIO] [--calibration PROFILE] [--screenshot out.png] [--size WxH]
-//              [--page overview|compare|tables]
+//              [--page overview|sweep|compare|tables]
 //
 // Opens SCENARIO (a file or a catalog scenario name; default: the GPT-3 175B Selene example) in the
 // what-if window. With --screenshot it renders the window to a PNG once every view is computed and
@@ -21,6 +21,7 @@
 #include "gui/models/calibration_profiles.h"
 #include "gui/models/explorer_session.h"
 #include "gui/widgets/main_window.h"
+#include "gui/widgets/sweep_view.h"
 
 using namespace stepcast::gui;
 
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
                                       QStringLiteral("Render the window to FILE (PNG) and exit"), QStringLiteral("FILE"));
   const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1600x1000"),
                                 QStringLiteral("WxH"), QStringLiteral("1600x1000"));
-  const QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Page to show: overview, compare or tables"),
+  const QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Page to show: overview, sweep, compare or tables"),
                                 QStringLiteral("PAGE"), QStringLiteral("overview"));
   const QCommandLineOption calibration(QStringLiteral("calibration"),
                                        QStringLiteral("Predict with a calibration profile (stepcast calibrate -o FILE)"),
@@ -70,10 +71,12 @@ int main(int argc, char** argv) {
   MainWindow::Page first_page = MainWindow::Page::overview;
   if (page_name == QLatin1String("compare")) {
     first_page = MainWindow::Page::compare;
+  } else if (page_name == QLatin1String("sweep")) {
+    first_page = MainWindow::Page::sweep;
   } else if (page_name == QLatin1String("tables")) {
     first_page = MainWindow::Page::tables;
   } else if (page_name != QLatin1String("overview")) {
-    std::fprintf(stderr, "stepcast-gui: --page expects overview, compare or tables\n");
+    std::fprintf(stderr, "stepcast-gui: --page expects overview, sweep, compare or tables\n");
     return 2;
   }
 
@@ -106,6 +109,11 @@ int main(int argc, char** argv) {
     const QVariant mb = session.editor().value(QStringLiteral("training.micro_batch"));
     if (mb.isValid()) session.editor().set_value(QStringLiteral("training.micro_batch"), mb.toInt() * 2);
     session.wait_until_idle(120000);
+  }
+  if (first_page == MainWindow::Page::sweep) {
+    // Show a real search: run it to the end before the picture is taken.
+    window.sweep_view().run();
+    session.sweep().wait_until_idle(300000);
   }
   window.show_page(first_page);
   QApplication::processEvents();

@@ -8,8 +8,8 @@ ExplorerSession::ExplorerSession(const CalibrationProfileSource& profiles, const
     : QObject(parent), m_catalog(catalog), m_profiles(profiles.profiles()), m_editor(catalog) {
   if (m_profiles.empty()) m_profiles.push_back(datasheet_choice());
   connect(&m_editor, &ScenarioEditorModel::document_changed, this, &ExplorerSession::recompute);
-  connect(&m_analysis_jobs, &JobTracker::idle, this, [this] { emit busy_changed(busy()); });
-  connect(&m_curve_jobs, &JobTracker::idle, this, [this] { emit busy_changed(busy()); });
+  connect(&m_analysis_jobs, &JobTracker::idle, this, [this] { Q_EMIT busy_changed(busy()); });
+  connect(&m_curve_jobs, &JobTracker::idle, this, [this] { Q_EMIT busy_changed(busy()); });
 }
 
 ExplorerSession::~ExplorerSession() = default;
@@ -32,7 +32,7 @@ void ExplorerSession::set_profile_index(int index) {
 
 int ExplorerSession::add_profile(CalibrationChoice choice) {
   m_profiles.push_back(std::move(choice));
-  emit profiles_changed();
+  Q_EMIT profiles_changed();
   return static_cast<int>(m_profiles.size()) - 1;
 }
 
@@ -40,7 +40,7 @@ void ExplorerSession::recompute() {
   const ScenarioDocument document = m_editor.document();
   const CalibrationChoice profile = this->profile();
   const Catalog* catalog = &m_catalog;
-  emit busy_changed(true);
+  Q_EMIT busy_changed(true);
   m_analysis_jobs.start([document, profile, catalog](const JobContext&) { return analyse(document, profile, *catalog); },
                         [this](Analysis a) { apply(a); });
   m_curve_jobs.start(
@@ -85,13 +85,13 @@ void ExplorerSession::apply(const Analysis& a) {
   }
   m_summary.set_analysis(a);
   update_comparison();
-  emit analysis_changed();
+  Q_EMIT analysis_changed();
 }
 
 void ExplorerSession::apply_curves(const Curves& c) {
   m_scaling.set_points(c.scaling);
   m_latency_curve.set_curve(c.latency);
-  emit curves_changed();
+  Q_EMIT curves_changed();
 }
 
 namespace {
@@ -114,7 +114,7 @@ void ExplorerSession::update_comparison() {
   const QString current = m_analysis.evaluation.scenario ? QString::fromStdString(m_analysis.evaluation.scenario->name)
                                                          : QStringLiteral("current");
   m_comparison.set_pair(m_baseline, side_of(m_analysis, current));
-  emit comparison_changed();
+  Q_EMIT comparison_changed();
 }
 
 bool ExplorerSession::wait_until_idle(int timeout_ms) {

@@ -27,6 +27,8 @@
 #include "gui/models/scenario_editor_model.h"
 #include "gui/models/serving_series_model.h"
 #include "gui/models/summary_model.h"
+#include "gui/models/sweep_results_model.h"
+#include "gui/models/sweep_runner.h"
 #include "gui/models/timeline_model.h"
 
 namespace stepcast::gui {
@@ -55,6 +57,8 @@ class ExplorerSession : public QObject {
   [[nodiscard]] ComparisonModel& comparison() { return m_comparison; }
   [[nodiscard]] ServingSeriesModel& serving_series() { return m_serving_series; }
   [[nodiscard]] LatencyCurveModel& latency_curve() { return m_latency_curve; }
+  [[nodiscard]] SweepResultsModel& sweep_results() { return m_sweep_results; }
+  [[nodiscard]] SweepRunner& sweep() { return m_sweep; }
   [[nodiscard]] const Catalog& catalog() const { return m_catalog; }
 
   [[nodiscard]] const std::vector<CalibrationChoice>& profiles() const { return m_profiles; }
@@ -78,7 +82,7 @@ class ExplorerSession : public QObject {
   bool wait_until_idle(int timeout_ms = 30000);
   [[nodiscard]] bool busy() const { return m_analysis_jobs.busy() || m_curve_jobs.busy(); }
 
- signals:
+ Q_SIGNALS:
   void analysis_changed();
   void curves_changed();
   void comparison_changed();
@@ -101,6 +105,8 @@ class ExplorerSession : public QObject {
   ComparisonModel m_comparison;
   ServingSeriesModel m_serving_series;
   LatencyCurveModel m_latency_curve;
+  SweepResultsModel m_sweep_results;
+  SweepRunner m_sweep{m_sweep_results};
   Analysis m_analysis;
   std::optional<ComparisonSide> m_baseline;
   JobTracker m_analysis_jobs;

@@ -8,13 +8,13 @@ namespace stepcast::gui {
 
 bool JobContext::cancelled() const { return m_tracker->m_latest.load() != m_id; }
 
-void JobContext::report_progress(qint64 done, qint64 total) const {
+void JobContext::report_progress(qint64 done, qint64 total, const QString& phase) const {
   JobTracker* tracker = m_tracker;
   const quint64 id = m_id;
   QMetaObject::invokeMethod(
       tracker,
-      [tracker, id, done, total] {
-        if (id == tracker->m_latest.load()) emit tracker->progress(id, done, total);
+      [tracker, id, done, total, phase] {
+        if (id == tracker->m_latest.load()) Q_EMIT tracker->progress(id, done, total, phase);
       },
       Qt::QueuedConnection);
 }
@@ -48,7 +48,7 @@ void JobTracker::task_finished() {
     submit(std::move(*next));
     return;
   }
-  emit idle();
+  Q_EMIT idle();
 }
 
 bool JobTracker::wait_until_idle(int timeout_ms) {

@@ -11,6 +11,7 @@
 // job. Destroying the tracker cancels and waits for the running job; its result is dropped.
 
 #include <QObject>
+#include <QString>
 #include <QThreadPool>
 
 #include <atomic>
@@ -27,8 +28,8 @@ class JobContext {
   JobContext(JobTracker* tracker, quint64 id) : m_tracker(tracker), m_id(id) {}
   [[nodiscard]] quint64 id() const { return m_id; }
   [[nodiscard]] bool cancelled() const;
-  // Thread-safe; reaches the GUI thread as JobTracker::progress(done, total) if still current.
-  void report_progress(qint64 done, qint64 total) const;
+  // Thread-safe; reaches the GUI thread as JobTracker::progress(done, total, phase) if still current.
+  void report_progress(qint64 done, qint64 total, const QString& phase = {}) const;
 
  private:
   JobTracker* m_tracker;
@@ -56,8 +57,8 @@ class JobTracker : public QObject {
   // Processes events until no job runs or waits (tests, screenshots, benchmarks). False on timeout.
   bool wait_until_idle(int timeout_ms = 30000);
 
- signals:
-  void progress(quint64 id, qint64 done, qint64 total);
+ Q_SIGNALS:
+  void progress(quint64 id, qint64 done, qint64 total, const QString& phase);
   // Emitted after a job's result was delivered (or dropped as stale) and nothing else runs.
   void idle();
 

@@ -38,7 +38,10 @@ LatencyCurve latency_curve(const Scenario& scenario, const ModelVariant& variant
       top = std::max(2.0 * own, base.decode_tokens_per_s_peak / mean_output);
     }
     std::vector<double> rates;
-    for (int i = 1; i <= kServingSteps; ++i) rates.push_back(top * i / kServingSteps);
+    for (int i = 1; i <= kServingSteps; ++i) {
+      const double rate = top * i / kServingSteps;
+      if (std::abs(rate - own) > 1e-9 * own) rates.push_back(rate);  // the scenario's own rate once
+    }
     rates.push_back(own);
     std::sort(rates.begin(), rates.end());
     for (double rate : rates) {

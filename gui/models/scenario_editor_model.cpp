@@ -39,13 +39,13 @@ void ScenarioEditorModel::open(ScenarioDocument document) {
   m_dp_auto = true;
   endResetModel();
   m_diagnostics.clear();
-  emit diagnostics_changed();
-  emit document_changed();
+  Q_EMIT diagnostics_changed();
+  Q_EMIT document_changed();
 }
 
 void ScenarioEditorModel::mark_saved(std::string text, std::string path) {
   m_document.mark_saved(std::move(text), std::move(path));
-  emit document_changed();
+  Q_EMIT document_changed();
 }
 
 void ScenarioEditorModel::apply_evaluation(const Evaluation& evaluation) {
@@ -64,7 +64,7 @@ void ScenarioEditorModel::apply_evaluation(const Evaluation& evaluation) {
       endResetModel();
     } else {
       for (std::size_t i = 0; i < fields.size(); ++i) m_rows[i] = Row{std::move(fields[i]), {}};
-      if (!m_rows.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+      if (!m_rows.empty()) Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
     }
   } else {
     for (Row& r : m_rows) r.problem.clear();
@@ -84,9 +84,9 @@ void ScenarioEditorModel::apply_evaluation(const Evaluation& evaluation) {
       if (!d.suggestion.empty()) text += QStringLiteral("; ") + QString::fromStdString(d.suggestion);
       best->problem += (best->problem.isEmpty() ? QString() : QStringLiteral("\n")) + text;
     }
-    if (!m_rows.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    if (!m_rows.empty()) Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
   }
-  emit diagnostics_changed();
+  Q_EMIT diagnostics_changed();
 }
 
 int ScenarioEditorModel::row_of(const QString& key) const {
@@ -280,8 +280,8 @@ bool ScenarioEditorModel::setData(const QModelIndex& index, const QVariant& valu
   const FieldSpec spec = row.spec;
   row.spec.value = typed;
   edit(spec, typed);
-  emit dataChanged(this->index(index.row(), 0), this->index(index.row(), ColumnCount - 1));
-  emit document_changed();
+  Q_EMIT dataChanged(this->index(index.row(), 0), this->index(index.row(), ColumnCount - 1));
+  Q_EMIT document_changed();
   return true;
 }
 

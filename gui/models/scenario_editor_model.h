@@ -69,7 +69,7 @@ class ScenarioEditorModel : public QAbstractTableModel {
   Qt::ItemFlags flags(const QModelIndex& index) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
- signals:
+ Q_SIGNALS:
   // The document changed (an edit or a newly opened document): evaluate it.
   void document_changed();
   // diagnostics() changed.

@@ -25,7 +25,7 @@ class ComparisonView : public QWidget {
     if (m_stale) rebuild_chart();
   }
 
- signals:
+ Q_SIGNALS:
   void pin_requested();
 
  protected:

@@ -35,6 +35,7 @@
 #include "gui/widgets/scaling_chart.h"
 #include "gui/widgets/scenario_editor_widget.h"
 #include "gui/widgets/serving_chart.h"
+#include "gui/widgets/sweep_view.h"
 #include "gui/widgets/timeline_view.h"
 
 namespace stepcast::gui {
@@ -106,6 +107,10 @@ MainWindow::MainWindow(ExplorerSession& session, QSettings& settings, QWidget* p
   m_pages = new QTabWidget(this);
   m_pages->setObjectName(QStringLiteral("pages"));
   m_pages->addTab(build_overview(), tr("Overview"));
+  m_sweep = new SweepView(m_session, m_session.sweep_results(), m_session.sweep(), m_pages);
+  m_sweep->setObjectName(QStringLiteral("sweep"));
+  connect(m_sweep, &SweepView::layout_loaded, this, [this] { show_page(Page::overview); });
+  m_pages->addTab(m_sweep, tr("Sweep"));
   m_comparison = new ComparisonView(m_session.comparison(), m_pages);
   connect(m_comparison, &ComparisonView::pin_requested, &m_session, &ExplorerSession::pin_baseline);
   m_pages->addTab(m_comparison, tr("Compare"));
@@ -243,6 +248,7 @@ void MainWindow::build_menus() {
                                                     {"scaling", tr("Scaling chart...")},
                                                     {"serving", tr("Serving run chart...")},
                                                     {"latency", tr("Latency-throughput chart...")},
+                                                    {"pareto", tr("Sweep Pareto chart...")},
                                                     {"comparison", tr("Comparison chart...")}};
   for (const auto& [name, text] : charts) {
     const QString n = QString::fromLatin1(name);
@@ -256,6 +262,7 @@ void MainWindow::build_menus() {
                                                     {"timeline", tr("Timeline table (CSV)...")},
                                                     {"serving", tr("Serving run table (CSV)...")},
                                                     {"latency", tr("Latency curve table (CSV)...")},
+                                                    {"sweep", tr("Sweep results (CSV)...")},
                                                     {"comparison", tr("Comparison table (CSV)...")}};
   for (const auto& [name, text] : tables) {
     const QString n = QString::fromLatin1(name);
@@ -263,8 +270,10 @@ void MainWindow::build_menus() {
   }
 
   QMenu* view = menuBar()->addMenu(tr("&Window"));
-  const std::pair<Page, QString> pages[] = {
-      {Page::overview, tr("Overview")}, {Page::compare, tr("Compare")}, {Page::tables, tr("Tables")}};
+  const std::pair<Page, QString> pages[] = {{Page::overview, tr("Overview")},
+                                            {Page::sweep, tr("Sweep")},
+                                            {Page::compare, tr("Compare")},
+                                            {Page::tables, tr("Tables")}};
   int number = 1;
   for (const auto& [page, text] : pages) {
     const Page p = page;
@@ -280,6 +289,9 @@ void MainWindow::show_page(Page page) {
   switch (page) {
     case Page::overview:
       m_pages->setCurrentWidget(m_overview);
+      break;
+    case Page::sweep:
+      m_pages->setCurrentWidget(m_sweep);
       break;
     case Page::compare:
       m_pages->setCurrentWidget(m_comparison);
@@ -297,6 +309,7 @@ QWidget* MainWindow::chart(const QString& name) const {
   if (name == QLatin1String("scaling")) return m_scaling;
   if (name == QLatin1String("serving")) return m_serving;
   if (name == QLatin1String("latency")) return m_latency;
+  if (name == QLatin1String("pareto")) return m_sweep->chart_view();
   if (name == QLatin1String("comparison")) {
     m_comparison->ensure_current();
     return m_comparison->chart_view();
@@ -313,6 +326,7 @@ QAbstractItemModel* MainWindow::table(const QString& name) const {
   if (name == QLatin1String("serving")) return &m_session.serving_series();
   if (name == QLatin1String("latency")) return &m_session.latency_curve();
   if (name == QLatin1String("comparison")) return &m_session.comparison();
+  if (name == QLatin1String("sweep")) return &m_session.sweep_results();
   return nullptr;
 }
 
@@ -425,6 +439,10 @@ void MainWindow::export_table_dialog(const QString& name) {
 
 void MainWindow::export_current_chart() {
   QWidget* page = m_pages->currentWidget();
+  if (page == m_sweep) {
+    export_chart_dialog(QStringLiteral("pareto"));
+    return;
+  }
   if (page == m_comparison) {
     export_chart_dialog(QStringLiteral("comparison"));
     return;
@@ -441,6 +459,10 @@ void MainWindow::export_current_chart() {
 }
 
 void MainWindow::export_current_table() {
+  if (m_pages->currentWidget() == m_sweep) {
+    export_table_dialog(QStringLiteral("sweep"));
+    return;
+  }
   if (m_pages->currentWidget() == m_comparison) {
     export_table_dialog(QStringLiteral("comparison"));
     return;

@@ -8,10 +8,13 @@
 //               capacity, the pipeline Gantt chart, and the scaling curve; for inference the
 //               prefill/decode breakdown, memory, the serving run over time and the
 //               latency-throughput curve with its SLO lines.
+//   Sweep       every training layout of the scenario searched (progress, cancel), a sortable and
+//               filterable table, and a Pareto scatter whose points load into the editor.
 //   Compare     A (pinned) against B (current), by component.
 //   Tables      every view's numbers as sortable tables (exportable as CSV).
 //
-// Keyboard: Ctrl+O open, Ctrl+S save, Ctrl+Shift+S save as, Ctrl+1..4 pages, Ctrl+B pin baseline,
+// Keyboard: Ctrl+O open, Ctrl+S save, Ctrl+Shift+S save as, Ctrl+1..4 pages, F5 run the search
+// (Esc cancels it), Ctrl+B pin baseline,
 // Ctrl+E export the current page's chart, Ctrl+Shift+E export its table, Ctrl+Q quit; every
 // editor label has an Alt mnemonic. The window's geometry, dock and splitter layout, page and
 // profile are saved in the QSettings given to the constructor (no global settings object).
@@ -38,6 +41,7 @@ class LatencyChart;
 class MemoryChart;
 class ScalingChart;
 class ServingChart;
+class SweepView;
 class ScenarioEditorWidget;
 class TimelineView;
 
@@ -56,7 +60,7 @@ class MainWindow : public QMainWindow {
   // message in the window) when it cannot.
   bool open_profile(const QString& path);
 
-  enum class Page { overview, compare, tables };
+  enum class Page { overview, sweep, compare, tables };
   void show_page(Page page);
 
   // Everything views are made of, for tests, export and the benchmark.
@@ -68,6 +72,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] ServingChart& serving_chart() const { return *m_serving; }
   [[nodiscard]] LatencyChart& latency_chart() const { return *m_latency; }
   [[nodiscard]] ComparisonView& comparison_view() const { return *m_comparison; }
+  [[nodiscard]] SweepView& sweep_view() const { return *m_sweep; }
   [[nodiscard]] QLabel& problems_label() const { return *m_problems; }
   [[nodiscard]] QLabel& headline_label() const { return *m_headline; }
   [[nodiscard]] QComboBox& profile_picker() const { return *m_profiles; }
@@ -118,6 +123,7 @@ class MainWindow : public QMainWindow {
   QStackedWidget* m_bottom_left = nullptr;   // Gantt chart (training) or serving run (inference)
   QStackedWidget* m_bottom_right = nullptr;  // scaling curve (training) or latency curve (inference)
   ComparisonView* m_comparison = nullptr;
+  SweepView* m_sweep = nullptr;
   std::vector<QSplitter*> m_splitters;
   QString m_last_dir;
 };

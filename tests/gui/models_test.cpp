@@ -17,6 +17,8 @@
 #include "gui/models/job_tracker.h"
 #include "gui/models/scaling_curve.h"
 #include "gui/models/scenario_document.h"
+#include "gui/models/scenario_variants.h"
+#include "gui/models/sweep_runner.h"
 #include "simulator/training_predictor.h"
 
 using namespace stepcast;
@@ -59,7 +61,7 @@ std::string read_file(const QString& path) {
 class ModelsTest : public QObject {
   Q_OBJECT
 
- private slots:
+ private Q_SLOTS:
   void every_model_keeps_the_item_model_contract_while_editing();
   void changing_tp_changes_the_breakdown();
   void an_invalid_tp_is_explained_at_the_tp_field_in_the_loaders_words();
@@ -74,6 +76,9 @@ class ModelsTest : public QObject {
   void result_tables_list_the_components_of_the_prediction();
   void comparison_attributes_the_whole_step_time_change();
   void a_profile_with_an_interval_shows_it_in_the_summary();
+  void a_serving_scenario_fills_the_inference_views_and_slo_lines();
+  void the_search_ranks_layouts_marks_the_pareto_front_and_rebuilds_each_scenario();
+  void a_cancelled_search_returns_marked_cancelled();
 };
 
 void ModelsTest::every_model_keeps_the_item_model_contract_while_editing() {
@@ -347,6 +352,93 @@ void ModelsTest::a_profile_with_an_interval_shows_it_in_the_summary() {
   session.set_profile_index(1);
   QVERIFY(session.wait_until_idle());
   QVERIFY2(session.summary().headline().contains(QStringLiteral("(90 %: ")), qPrintable(session.summary().headline()));
+}
+
+void ModelsTest::a_serving_scenario_fills_the_inference_views_and_slo_lines() {
+  StaticProfileSource profiles;
+  ExplorerSession session(profiles);
+  QAbstractItemModelTester t1(&session.serving_series(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QAbstractItemModelTester t2(&session.latency_curve(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  session.open(QStringLiteral("llama3-70b-serving"));
+  QVERIFY(session.wait_until_idle(120000));
+  QVERIFY2(session.analysis().inference.has_value(), session.analysis().failure.c_str());
+  // Two bars: the prefill of a mean prompt and one decode step.
+  QCOMPARE(session.breakdown().bars().size(), std::size_t{2});
+  QCOMPARE(session.memory().rowCount(), 1);
+  QVERIFY(session.serving_series().rowCount() > 10);
+  QCOMPARE(session.timeline().rowCount(), 0);
+  const LatencyCurve& curve = session.latency_curve().curve();
+  QVERIFY(curve.serving);
+  // The example's SLOs: 500 ms to first token, 50 ms per output token.
+  QCOMPARE(curve.ttft_slo.value(), 0.5);
+  QCOMPARE(curve.tpot_slo.value(), 0.05);
+  QVERIFY(curve.points.size() >= 10);
+  int current = 0;
+  for (std::size_t i = 0; i < curve.points.size(); ++i) {
+    if (curve.points[i].current) {
+      ++current;
+      // The scenario's own point is its prediction.
+      QCOMPARE(curve.points[i].ttft_p90.value(), session.analysis().inference->ttft.p90.value());
+    }
+    if (i > 0) QVERIFY(curve.points[i].load >= curve.points[i - 1].load);
+  }
+  QCOMPARE(current, 1);
+  // Past the capacity the queue grows: the highest load waits far longer for its first token.
+  QVERIFY(curve.points.back().ttft_p90 > curve.points.front().ttft_p90);
+  QVERIFY(session.summary().headline().startsWith(QStringLiteral("TTFT p90")));
+}
+
+void ModelsTest::the_search_ranks_layouts_marks_the_pareto_front_and_rebuilds_each_scenario() {
+  const Scenario base = load_scenario(kSmall.toStdString());
+  SweepResultsModel results;
+  QAbstractItemModelTester tester(&results, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  SweepRunner runner(results);
+  SweepSettings settings;
+  settings.top = 40;
+  QSignalSpy finished(&runner, &SweepRunner::finished);
+  QVERIFY(runner.start(base, datasheet_choice(), settings));
+  QVERIFY(runner.wait_until_idle());
+  QCOMPARE(finished.count(), 1);
+  QVERIFY(!runner.cancelled());
+  QVERIFY(runner.counts().space > 40);
+  QCOMPARE(results.rowCount(), 40);
+  // Ranked by step time, best first.
+  const int step = 12;
+  for (int r = 1; r < results.rowCount(); ++r) {
+    QVERIFY(results.index(r, step).data(TableModel::SortRole).toDouble() >=
+            results.index(r - 1, step).data(TableModel::SortRole).toDouble());
+  }
+  // No Pareto row is dominated by another fitting row (more tokens/s and no more memory).
+  const auto& points = results.points();
+  int front = 0;
+  for (const auto& p : points) {
+    if (!p.pareto) continue;
+    ++front;
+    for (const auto& q : points) {
+      QVERIFY(!(q.fits && q.tokens_per_s > p.tokens_per_s && q.peak_memory < p.peak_memory));
+    }
+  }
+  QVERIFY(front >= 1);
+  // Each row's layout, rebuilt as a scenario, is valid and predicts the step time the search ranked it by.
+  for (int r : {0, 7, 39}) {
+    const Scenario s = *results.scenario_of(r);
+    QVERIFY(is_consistent(s));
+    QCOMPARE(predict_training(s).step_time.value(), results.index(r, step).data(TableModel::SortRole).toDouble());
+  }
+  QString error;
+  QVERIFY(!runner.start(load_scenario("llama3-70b-serving"), datasheet_choice(), settings, &error));
+  QVERIFY(error.contains(QStringLiteral("training")));
+}
+
+void ModelsTest::a_cancelled_search_returns_marked_cancelled() {
+  const Scenario base = load_scenario("gpt3-175b-selene");
+  SweepResultsModel results;
+  SweepRunner runner(results);
+  QVERIFY(runner.start(base, datasheet_choice(), SweepSettings{}));
+  runner.cancel();
+  QVERIFY(runner.wait_until_idle());
+  QVERIFY(runner.cancelled());
+  QVERIFY(runner.counts().enumerated < runner.counts().space);
 }
 
 QTEST_GUILESS_MAIN(ModelsTest)

@@ -23,6 +23,13 @@
 #include "gui/widgets/image_export.h"
 #include "gui/widgets/main_window.h"
 #include "gui/widgets/scenario_editor_widget.h"
+#include "gui/widgets/sweep_view.h"
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSortFilterProxyModel>
+#include <QTableView>
 #include "gui/models/csv_export.h"
 
 using namespace stepcast;
@@ -76,7 +83,7 @@ void type_into(QWidget* field, const QString& text) {
 class WidgetsTest : public QObject {
   Q_OBJECT
 
- private slots:
+ private Q_SLOTS:
   void init() { QVERIFY(m_dir.isValid()); }
   void typing_a_new_tp_changes_the_breakdown_chart();
   void an_invalid_tp_is_explained_under_its_field();
@@ -86,6 +93,8 @@ class WidgetsTest : public QObject {
   void the_layout_is_saved_in_the_given_settings_and_restored();
   void mnemonics_and_shortcuts_reach_fields_and_pages();
   void picking_a_calibration_profile_with_an_interval_shows_the_interval();
+  void the_sweep_runs_filters_and_a_clicked_point_loads_its_layout();
+  void escape_cancels_a_running_sweep();
 
  private:
   QString path(const QString& name) const { return m_dir.filePath(name); }
@@ -204,12 +213,12 @@ void WidgetsTest::the_layout_is_saved_in_the_given_settings_and_restored() {
     w.window.close();  // saves the layout
   }
   QSettings written(settings, QSettings::IniFormat);
-  QCOMPARE(written.value(QStringLiteral("main_window/page")).toInt(), 2);
+  QCOMPARE(written.value(QStringLiteral("main_window/page")).toInt(), 3);
   QVERIFY(written.contains(QStringLiteral("main_window/geometry")));
   QVERIFY(written.contains(QStringLiteral("main_window/splitter/overview_rows")));
   Window again(settings);
   auto* pages = again.window.findChild<QTabWidget*>(QStringLiteral("pages"));
-  QCOMPARE(pages->currentIndex(), 2);
+  QCOMPARE(pages->currentIndex(), 3);
 }
 
 void WidgetsTest::mnemonics_and_shortcuts_reach_fields_and_pages() {
@@ -242,6 +251,70 @@ void WidgetsTest::picking_a_calibration_profile_with_an_interval_shows_the_inter
   picker.setCurrentIndex(1);
   QVERIFY(w.session.wait_until_idle());
   QVERIFY2(w.window.headline_label().text().contains(QStringLiteral("(90 %: ")), qPrintable(w.window.headline_label().text()));
+}
+
+void WidgetsTest::the_sweep_runs_filters_and_a_clicked_point_loads_its_layout() {
+  Window w(path(QStringLiteral("h.ini")));
+  w.open(kSmall);
+  w.window.show_page(MainWindow::Page::sweep);
+  SweepView& sweep = w.window.sweep_view();
+  QTest::mouseClick(sweep.run_button(), Qt::LeftButton);
+  QVERIFY(sweep.cancel_button()->isEnabled());
+  QVERIFY(w.session.sweep().wait_until_idle());
+  QVERIFY(!w.session.sweep().cancelled());
+  QVERIFY(sweep.run_button()->isEnabled());
+  QVERIFY(sweep.status()->text().contains(QStringLiteral("layouts in the space")));
+  const SweepResultsModel& results = w.session.sweep_results();
+  QVERIFY(results.rowCount() > 10);
+  QCOMPARE(sweep.progress_bar()->value(), sweep.progress_bar()->maximum());
+
+  // The filter keeps only matching rows.
+  sweep.filter()->setText(QStringLiteral("selective"));
+  QVERIFY(sweep.proxy()->rowCount() > 0);
+  QVERIFY(sweep.proxy()->rowCount() < results.rowCount());
+  for (int r = 0; r < sweep.proxy()->rowCount(); ++r) {
+    bool found = false;
+    for (int c = 0; c < sweep.proxy()->columnCount(); ++c) {
+      found = found || sweep.proxy()->index(r, c).data().toString().contains(QStringLiteral("selective"));
+    }
+    QVERIFY(found);
+  }
+  sweep.filter()->clear();
+
+  // Clicking the scatter point of the third-ranked layout loads that layout into the editor.
+  const int row = 2;
+  const auto& point = results.points()[row];
+  QScatterSeries* series = sweep.layouts_series();
+  Q_EMIT series->clicked(QPointF(point.peak_memory / kGiB, point.tokens_per_s));
+  QVERIFY(w.session.wait_until_idle());
+  QCOMPARE(qobject_cast<QTabWidget*>(w.window.centralWidget())->currentIndex(), 0);  // back to the overview
+  const Scenario expected = *results.scenario_of(row);
+  const Scenario& loaded = *w.session.analysis().evaluation.scenario;
+  QCOMPARE(loaded.parallel, expected.parallel);
+  QCOMPARE(loaded.training().micro_batch, expected.training().micro_batch);
+  QCOMPARE(w.session.editor().value(QStringLiteral("parallel.tp")).toInt(), expected.parallel.tp);
+  // The step time the search reported for it is the prediction the overview shows.
+  const int step_column = 12;  // "Step time (s)"
+  QCOMPARE(results.headerData(step_column, Qt::Horizontal).toString(), QStringLiteral("Step time (s)"));
+  QCOMPARE(w.session.analysis().training->step_time.value(),
+           results.index(row, step_column).data(TableModel::SortRole).toDouble());
+}
+
+void WidgetsTest::escape_cancels_a_running_sweep() {
+  Window w(path(QStringLiteral("i.ini")));
+  w.open(QStringLiteral("gpt3-175b-selene"));  // a large space: the search takes long enough to cancel
+  w.window.show_page(MainWindow::Page::sweep);
+  QApplication::setActiveWindow(&w.window);
+  QVERIFY(QTest::qWaitForWindowActive(&w.window));
+  SweepView& sweep = w.window.sweep_view();
+  QTest::keyClick(&w.window, Qt::Key_F5);
+  QVERIFY(w.session.sweep().running());
+  QTest::keyClick(&w.window, Qt::Key_Escape);
+  QVERIFY(w.session.sweep().wait_until_idle());
+  QVERIFY(w.session.sweep().cancelled());
+  QVERIFY2(sweep.status()->text().startsWith(QStringLiteral("Cancelled")), qPrintable(sweep.status()->text()));
+  QVERIFY(sweep.run_button()->isEnabled());
+  QVERIFY(!sweep.cancel_button()->isEnabled());
 }
 
 QTEST_MAIN(WidgetsTest)
