@@ -59,7 +59,7 @@ LatencyChart::LatencyChart(LatencyCurveModel& model, QWidget* parent) : QChartVi
   }
   m_rate = new QValueAxis;
   m_rate->setLabelFormat(QStringLiteral("%.0f"));
-  style_axis(m_rate, tr("Output throughput (tokens/s, all GPUs)"));
+  style_axis(m_rate, tr("Output tokens/s (all GPUs)"));
   chart->addAxis(m_rate, Qt::AlignBottom);
   m_ttft_axis = new QLogValueAxis;
   m_ttft_axis->setBase(10.0);

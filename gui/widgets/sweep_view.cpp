@@ -8,6 +8,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLocale>
 #include <QProgressBar>
@@ -225,6 +226,7 @@ void SweepView::finished(bool cancelled) {
   m_cancel->setEnabled(false);
   m_progress->setRange(0, 1000);
   m_progress->setValue(1000);
+  m_progress->setFormat(cancelled ? tr("cancelled") : tr("done"));
   const SearchCounts& c = m_runner.counts();
   const QLocale locale;
   const double rate = c.seconds > 0.0 ? static_cast<double>(c.enumerated) / c.seconds : 0.0;
@@ -250,9 +252,17 @@ void SweepView::rebuild_chart() {
   m_front_rows.clear();
   double x_max = 0.0;
   double y_max = 0.0;
+  double y_min = points.empty() ? 0.0 : std::numeric_limits<double>::infinity();
+  for (const auto& p : points) y_max = std::max(y_max, p.tokens_per_s);
+  m_y_scale = y_max >= 1e6 ? 1e6 : y_max >= 1e4 ? 1e3 : 1.0;
+  retitle(m_y, m_y_scale == 1e6 ? tr("Throughput (M tokens/s)")
+               : m_y_scale == 1e3 ? tr("Throughput (k tokens/s)")
+                                  : tr("Throughput (tokens/s)"));
+  y_max = 0.0;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
-    const QPointF xy(p.peak_memory / kGiB, p.tokens_per_s);
+    const QPointF xy(p.peak_memory / kGiB, p.tokens_per_s / m_y_scale);
+    y_min = std::min(y_min, xy.y());
     x_max = std::max(x_max, xy.x());
     y_max = std::max(y_max, xy.y());
     if (!p.fits) {
@@ -271,8 +281,11 @@ void SweepView::rebuild_chart() {
   QList<QPointF> line = front;
   std::sort(line.begin(), line.end(), [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
   m_front_line->replace(line);
+  for (QLegendMarker* marker : m_chart->chart()->legend()->markers(m_unfit)) marker->setVisible(!unfit.isEmpty());
   set_nice_range(m_x, 0.0, std::max(1.0, x_max * 1.05));
-  set_nice_range(m_y, 0.0, std::max(1.0, y_max * 1.05));
+  // The throughput axis spans the points (kept layouts are often within a few percent).
+  const double span = std::max(y_max - y_min, 0.02 * y_max);
+  set_nice_range(m_y, std::max(0.0, y_min - 0.1 * span), std::max(1e-9, y_max + 0.1 * span));
 }
 
 void SweepView::on_point_clicked(const QPointF& clicked) {
@@ -284,7 +297,7 @@ void SweepView::on_point_clicked(const QPointF& clicked) {
   double best_d = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < points.size(); ++i) {
     const double dx = (points[i].peak_memory / kGiB - clicked.x()) / sx;
-    const double dy = (points[i].tokens_per_s - clicked.y()) / sy;
+    const double dy = (points[i].tokens_per_s / m_y_scale - clicked.y()) / sy;
     const double d = dx * dx + dy * dy;
     if (d < best_d) {
       best_d = d;

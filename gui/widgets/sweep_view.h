@@ -76,6 +76,7 @@ class SweepView : public QWidget {
   QLineSeries* m_front_line = nullptr;
   QValueAxis* m_x = nullptr;
   QValueAxis* m_y = nullptr;
+  double m_y_scale = 1.0;           // tokens/s per unit of the throughput axis
   std::vector<int> m_all_rows;    // results row of each point of m_all
   std::vector<int> m_front_rows;  // ... of m_front
 };

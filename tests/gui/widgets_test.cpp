@@ -285,7 +285,9 @@ void WidgetsTest::the_sweep_runs_filters_and_a_clicked_point_loads_its_layout() 
   const int row = 2;
   const auto& point = results.points()[row];
   QScatterSeries* series = sweep.layouts_series();
-  Q_EMIT series->clicked(QPointF(point.peak_memory / kGiB, point.tokens_per_s));
+  // (The throughput axis is in k tokens/s for this scenario.)
+  QVERIFY(point.tokens_per_s >= 1e4 && point.tokens_per_s < 1e6);
+  Q_EMIT series->clicked(QPointF(point.peak_memory / kGiB, point.tokens_per_s / 1e3));
   QVERIFY(w.session.wait_until_idle());
   QCOMPARE(qobject_cast<QTabWidget*>(w.window.centralWidget())->currentIndex(), 0);  // back to the overview
   const Scenario expected = *results.scenario_of(row);
