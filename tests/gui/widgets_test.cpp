@@ -31,6 +31,8 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include "gui/models/csv_export.h"
+#include "simulator/calibration_profile.h"
+#include "simulator/residual_stats.h"
 
 using namespace stepcast;
 using namespace stepcast::gui;
@@ -95,6 +97,7 @@ class WidgetsTest : public QObject {
   void picking_a_calibration_profile_with_an_interval_shows_the_interval();
   void the_sweep_runs_filters_and_a_clicked_point_loads_its_layout();
   void escape_cancels_a_running_sweep();
+  void a_profile_file_loads_into_the_picker_with_its_component_intervals();
 
  private:
   QString path(const QString& name) const { return m_dir.filePath(name); }
@@ -317,6 +320,67 @@ void WidgetsTest::escape_cancels_a_running_sweep() {
   QVERIFY2(sweep.status()->text().startsWith(QStringLiteral("Cancelled")), qPrintable(sweep.status()->text()));
   QVERIFY(sweep.run_button()->isEnabled());
   QVERIFY(!sweep.cancel_button()->isEnabled());
+}
+
+// A calibration profile as `stepcast calibrate` writes it, for one component fitted on 10 points.
+CalibrationProfile test_profile(const std::string& gpu) {
+  CalibrationProfile p;
+  p.name = "test-" + gpu;
+  p.created_utc = "2025-01-01T00:00:00Z";
+  p.tool_version = "0.1.0";
+  p.git_sha = "0000000";
+  p.gpu = gpu;
+  p.inputs.push_back(InputProvenance{"memory.json", std::string(64, '0'), "harness", 10, {}});
+  p.cost_parameters.push_back(FittedValue{"memory.bandwidth_eta", 0.80, 0.85, "", "memory (10 points)"});
+  ComponentCalibration memory;
+  memory.name = "memory";
+  memory.points = 10;
+  const std::vector<double> errors = {0.01, -0.02, 0.03, -0.01, 0.02, 0.04, -0.03, 0.01, 0.02, -0.05};
+  memory.in_sample = summarize_residuals(errors);
+  memory.held_out = summarize_residuals(errors);
+  p.components.push_back(memory);
+  return p;
+}
+
+void WidgetsTest::a_profile_file_loads_into_the_picker_with_its_component_intervals() {
+  Window w(path(QStringLiteral("j.ini")));
+  w.open(kSmall);  // on H100s
+  const QString file = path(QStringLiteral("h100.json"));
+  save_profile(file.toStdString(), test_profile("h100-sxm-80gb"));
+  QVERIFY2(w.window.open_profile(file), qPrintable(w.window.problems_label().text()));
+  QCOMPARE(w.window.profile_picker().count(), 2);
+  QCOMPARE(w.window.profile_picker().currentText(), QStringLiteral("test-h100-sxm-80gb"));
+  QVERIFY(w.session.wait_until_idle());
+  QCOMPARE(w.session.analysis().profile, std::string("test-h100-sxm-80gb"));
+  // The conformal 90 % half-width of 10 held-out errors is the ceil(11 x 0.9) = 10th smallest
+  // |error|: 0.05 (simulator/residual_stats.h).
+  const QString csv = table_to_csv(*w.window.table(QStringLiteral("summary")));
+  QVERIFY2(csv.contains(QStringLiteral("memory: +-5.0 % (90 %, 10 held-out points)")), qPrintable(csv));
+  // The fitted constant is in use: memory-bound kernels are slower than with the datasheet's 0.85.
+  const double calibrated = w.session.analysis().training->step_time.value();
+  w.window.profile_picker().setCurrentIndex(0);
+  QVERIFY(w.session.wait_until_idle());
+  QVERIFY(w.session.analysis().training->step_time.value() < calibrated);
+  QVERIFY(w.window.problems_label().isHidden());
+
+  // A profile measured on another GPU is used when picked, with the mismatch said in the window.
+  const QString h200 = path(QStringLiteral("h200.json"));
+  save_profile(h200.toStdString(), test_profile("h200-sxm-141gb"));
+  QVERIFY(w.window.open_profile(h200));
+  QVERIFY(w.session.wait_until_idle());
+  QVERIFY(w.window.problems_label().isVisible());
+  QVERIFY(w.window.problems_label().text().contains(QStringLiteral("warning: profile")));
+
+  // A file that is not a profile is refused with the loader's message, and the picker is unchanged.
+  const QString broken = path(QStringLiteral("broken.json"));
+  {
+    QFile f(broken);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\"schema\": \"stepcast.calibration.profile\", \"schema_version\": 1}");
+  }
+  QVERIFY(!w.window.open_profile(broken));
+  QCOMPARE(w.window.profile_picker().count(), 3);
+  QVERIFY(w.window.problems_label().text().contains(QStringLiteral("was not loaded")));
 }
 
 QTEST_MAIN(WidgetsTest)
