@@ -447,8 +447,9 @@ ModelVariant datasheet_variant() {
 ModelVariant calibrated_variant(std::shared_ptr<const CalibrationProfile> profile) {
   ModelVariant v;
   v.name = profile->name;
-  v.description = "calibrated on " + profile->gpu + (profile->system.empty() ? "" : " / " + profile->system) + " (" +
-                  std::to_string(profile->inputs.size()) + " measurement files, " + profile->created_utc + ")";
+  v.description = fmt::format("calibrated on {}{} ({} input file{}, {})", profile->gpu,
+                              profile->system.empty() ? "" : " / " + profile->system, profile->inputs.size(),
+                              profile->inputs.size() == 1 ? "" : "s", profile->created_utc);
   v.cost = apply_profile(*profile);
   v.nccl = apply_profile(*profile, NcclParameters{});
   v.profile = std::move(profile);

@@ -11,6 +11,7 @@
 #include "model/collective.h"
 #include "model/cost_parameters.h"
 #include "model/hardware.h"
+#include "model/nccl_parameters.h"
 
 namespace stepcast {
 
@@ -18,8 +19,9 @@ namespace stepcast {
 std::string_view default_collective_model();
 std::vector<std::string> collective_model_names();
 
-// A model for `system`; throws InputError for an unknown name (listing the known ones).
+// A model for `system`; throws InputError for an unknown name (listing the known ones). `nccl`
+// holds the "nccl" model's constants (a calibration profile's, or NCCL's own by default).
 std::unique_ptr<CollectiveModel> make_collective_model(std::string_view name, const SystemSpec& system,
-                                                       const CostParameters& params);
+                                                       const CostParameters& params, const NcclParameters& nccl = {});
 
 }  // namespace stepcast

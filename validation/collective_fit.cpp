@@ -13,6 +13,9 @@ namespace stepcast {
 
 namespace {
 
+// Log-space step of the sensitivity probe and of the Jacobian's central differences.
+constexpr double kProbe = 0.03;
+
 // Constants that are facts of NCCL's wire formats or of datasheets, structural ratios of its
 // formulas, or tables too fine to fit from a size sweep.
 bool excluded(std::string_view name) {
@@ -51,7 +54,7 @@ void assign(NcclParameters& p, const std::vector<std::string>& names, const std:
 
 double prior_log_sd(const std::string& unit) {
   if (unit == "us" || unit == "B") return 0.7;
-  return 0.3;  // GB/s and efficiencies
+  return 0.15;  // GB/s and efficiencies
 }
 
 // log(predicted / measured) for every point of every dataset under `p`.
@@ -111,16 +114,21 @@ NcclParameters fit_collective_parameters(const std::vector<CollectiveDataset>& d
   for (const auto& d : datasets) points += d.points.size();
   if (points == 0) return start;
 
-  // Sensitivity: elasticity of each point's time to each candidate, by a 2% step.
+  // Sensitivity: elasticity of each point's time to each candidate, by steps of kProbe either
+  // way (a bandwidth within kProbe of the one that binds is freed too: the data cannot tell which
+  // of two nearly equal limits is the real one).
   const std::vector<double> base = log_errors(datasets, start);
-  constexpr double kProbe = 0.02;
   std::vector<Candidate> freed;
   for (const Candidate& c : candidates(start)) {
-    NcclParameters probe = start;
-    assign(probe, {c.name}, {c.start * std::exp(kProbe)});
-    const std::vector<double> moved = log_errors(datasets, probe);
     double elasticity = 0.0;
-    for (std::size_t i = 0; i < base.size(); ++i) elasticity = std::max(elasticity, std::fabs(moved[i] - base[i]) / kProbe);
+    for (double step : {kProbe, -kProbe}) {
+      NcclParameters probe = start;
+      assign(probe, {c.name}, {c.start * std::exp(step)});
+      const std::vector<double> moved = log_errors(datasets, probe);
+      for (std::size_t i = 0; i < base.size(); ++i) {
+        elasticity = std::max(elasticity, std::fabs(moved[i] - base[i]) / kProbe);
+      }
+    }
     if (elasticity >= kSensitivity) freed.push_back(c);
   }
   if (freed.empty()) return start;
@@ -136,7 +144,8 @@ NcclParameters fit_collective_parameters(const std::vector<CollectiveDataset>& d
     problem.prior_sd[j] = prior_log_sd(freed[static_cast<std::size_t>(j)].unit);
   }
   problem.prior = problem.start;
-  problem.step = 0.01;
+  problem.step = kProbe;
+  problem.central = true;
   problem.max_iterations = 60;
   const double sd = options.measurement_sd;
   problem.residuals = [&](const Eigen::VectorXd& x) {

@@ -11,14 +11,16 @@
 //      facts (LL's 8 of 16 bytes, LL128's 120 of 128), datasheet link rates, NCCL's tree
 //      correction table, thread thresholds and structural ratios, and entries that are 0 (an
 //      algorithm/link pair NCCL does not run);
-//   2. a candidate is freed when a 2% change moves some point's time by at least
-//      kSensitivity x 2% (its elasticity): at small sizes that selects the latencies of the
-//      algorithm/protocol NCCL picks, at large sizes the bandwidth of the bounding link;
+//   2. a candidate is freed when a 3% change either way moves some point's time by at least
+//      kSensitivity x 3% (its elasticity): at small sizes that selects the latencies of the
+//      algorithm/protocol NCCL picks, at large sizes the bandwidth of the bounding link (and of
+//      a link within 3% of binding: the data cannot tell two nearly equal limits apart);
 //   3. the freed constants are fitted in log space (they stay positive) by regularised
-//      Levenberg-Marquardt (validation/least_squares.h): residuals log(predicted / measured) /
+//      Levenberg-Marquardt with central differences (the time is a min over candidates: its
+//      kinks get a slope on both sides) (validation/least_squares.h): residuals log(predicted / measured) /
 //      measurement_sd under Huber's loss (quadratic within 2 sd, linear beyond: a size the
 //      model's form cannot follow does not drag every other size), and a prior centred on NCCL's own value with a log-sd per unit (latencies
-//      and chunk sizes 0.7, bandwidths and efficiencies 0.3). Constants the data cannot tell apart
+//      and chunk sizes 0.7, bandwidths and efficiencies 0.15). Constants the data cannot tell apart
 //      (a base latency against a per-hop latency at one rank count) share the change the prior
 //      finds least surprising instead of drifting apart.
 //

@@ -4,7 +4,7 @@
 
 namespace stepcast {
 
-KernelPoint gemm_point(DataType precision, double m, double n, double k, double batch, double measured_s,
+KernelPoint gemm_kernel_point(DataType precision, double m, double n, double k, double batch, double measured_s,
                        double element_bytes, std::string label) {
   KernelPoint p;
   p.component = "gemm." + std::string(to_string(precision));

@@ -26,6 +26,7 @@
 namespace stepcast {
 
 struct KernelPoint {
+  std::string source;     // the file it came from ("" when built in code)
   std::string component;  // "gemm.bf16", "attention.forward", ...
   std::string label;      // the record's name
   Op op;
@@ -37,7 +38,7 @@ struct KernelPoint {
 std::vector<KernelPoint> kernel_points(const MeasurementFile& file);
 
 // A GEMM point from its inputs (shared by the harness mapping and tests that feed published rows).
-KernelPoint gemm_point(DataType precision, double m, double n, double k, double batch, double measured_s,
+KernelPoint gemm_kernel_point(DataType precision, double m, double n, double k, double batch, double measured_s,
                        double element_bytes, std::string label);
 
 }  // namespace stepcast

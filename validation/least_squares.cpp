@@ -103,12 +103,18 @@ LmResult levenberg_marquardt(const LmProblem& p) {
   const Eigen::Index n = x.size();
   for (int it = 0; it < p.max_iterations; ++it) {
     result.iterations = it + 1;
-    // Forward-difference Jacobian of the augmented residuals.
+    // Finite-difference Jacobian of the augmented residuals.
     Eigen::MatrixXd jac(r.size(), n);
     for (Eigen::Index j = 0; j < n; ++j) {
       Eigen::VectorXd xs = x;
       xs[j] += p.step;
-      jac.col(j) = (augmented(p, xs, p.residuals(xs)) - r) / p.step;
+      if (p.central) {
+        Eigen::VectorXd xm = x;
+        xm[j] -= p.step;
+        jac.col(j) = (augmented(p, xs, p.residuals(xs)) - augmented(p, xm, p.residuals(xm))) / (2.0 * p.step);
+      } else {
+        jac.col(j) = (augmented(p, xs, p.residuals(xs)) - r) / p.step;
+      }
     }
     const Eigen::MatrixXd jtj = jac.transpose() * jac;
     const Eigen::VectorXd g = jac.transpose() * r;

@@ -10,7 +10,7 @@
 // (maximum a posteriori) nonlinear least squares (Levenberg 1944; Marquardt 1963; the damping
 // update of Nielsen 1999). Used for the collective model, whose time is a min over algorithms
 // and protocols of nonlinear terms. The prior keeps parameters the data cannot identify at their
-// documented values instead of letting them drift; the Jacobian is taken by forward differences.
+// documented values instead of letting them drift; the Jacobian is taken by forward or central differences.
 
 #include <Eigen/Dense>
 #include <functional>
@@ -32,7 +32,9 @@ struct LmProblem {
   Eigen::VectorXd start;
   Eigen::VectorXd prior;     // prior mean of each parameter (often equal to start)
   Eigen::VectorXd prior_sd;  // > 0; +infinity for an unregularised parameter
-  double step = 1e-3;        // forward-difference step in parameter units
+  double step = 1e-3;        // finite-difference step in parameter units
+  bool central = false;      // central differences (2 evaluations per parameter): a kink of a min()
+                             // within `step` shows a slope on both of its sides
   int max_iterations = 100;
 };
 

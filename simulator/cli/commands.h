@@ -22,5 +22,9 @@ void add_collective_command(CLI::App& app, CommandSet& commands);
 // `stepcast predict SCENARIO [--set key.path=value ...] [--format table|json|csv] [--strict]
 // [--collectives MODEL] [--calibration PROFILE]` (predict_command.cpp).
 void add_predict_command(CLI::App& app, CommandSet& commands);
+// `stepcast calibrate MEASUREMENT... -o PROFILE [--name N] [--system S] [--force]` (calibrate_command.cpp).
+void add_calibrate_command(CLI::App& app, CommandSet& commands);
+// `stepcast validate MEASUREMENT... [--calibration PROFILE] [--holdout H] [--format F]` (validate_command.cpp).
+void add_validate_command(CLI::App& app, CommandSet& commands);
 
 }  // namespace stepcast::cli

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   stepcast::cli::add_catalog_command(app, commands);
   stepcast::cli::add_collective_command(app, commands);
   stepcast::cli::add_predict_command(app, commands);
+  stepcast::cli::add_calibrate_command(app, commands);
+  stepcast::cli::add_validate_command(app, commands);
 
   try {
     app.parse(argc, argv);

@@ -4,6 +4,9 @@
 // it and prints the report: a training step (simulator/training_predictor.h), or an inference
 // workload, static or served (simulator/inference/inference_predictor.h). --strict turns "does
 // not fit in GPU memory" into exit code 3.
+// --calibration uses a profile's fitted constants (the model variant named after it) and adds the
+// step-time interval and extrapolation notes to the report (simulator/calibrated_report.h); a
+// profile measured on another GPU or system is an error unless --force.
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -13,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "simulator/calibrated_report.h"
+#include "simulator/calibration_profile.h"
 #include "simulator/cli/commands.h"
 #include "simulator/collective_models.h"
 #include "simulator/diagnostics.h"
@@ -32,15 +37,18 @@ struct PredictOptions {
   std::string collectives;
   std::string calibration;
   bool strict = false;
+  bool force = false;
 };
 
-// The cost constants for this run. Calibration profiles (issue 9) will load here; until then a
-// profile is refused rather than ignored.
-CostParameters cost_parameters(const PredictOptions& options) {
-  if (!options.calibration.empty()) {
-    throw UsageError("--calibration: calibration profiles are not supported yet (issue 9); run without it");
+// The model variant for this run: "datasheet", or the profile's (checked against the scenario's
+// GPU and system; mismatches are errors unless --force, then warnings on stderr).
+ModelVariant model_variant(const PredictOptions& options, const Scenario& scenario) {
+  if (options.calibration.empty()) return datasheet_variant();
+  auto profile = std::make_shared<const CalibrationProfile>(load_profile(options.calibration));
+  for (const auto& warning : check_profile_applies(*profile, scenario.system, options.force)) {
+    std::cerr << "stepcast: warning: " << warning << " (--force)\n";
   }
-  return CostParameters{};
+  return calibrated_variant(std::move(profile));
 }
 
 void run_predict(const PredictOptions& options, std::ostream& out) {
@@ -49,13 +57,13 @@ void run_predict(const PredictOptions& options, std::ostream& out) {
   overrides.reserve(options.overrides.size());
   for (const auto& text : options.overrides) overrides.push_back(parse_override(text));
   const Scenario scenario = load_scenario(options.scenario, overrides);
-  const CostParameters params = cost_parameters(options);
+  const ModelVariant variant = model_variant(options, scenario);
   const std::string model_name =
       options.collectives.empty() ? std::string(default_collective_model()) : options.collectives;
-  const auto collectives = make_collective_model(model_name, scenario.system, params);
+  const auto collectives = make_collective_model(model_name, scenario.system, variant.cost, variant.nccl);
   if (!scenario.is_training()) {
     InferencePredictorOptions inference;
-    inference.cost = params;
+    inference.cost = variant.cost;
     inference.collectives = collectives.get();
     const InferencePrediction prediction = predict_inference(scenario, inference);
     out << inference_report(scenario, prediction, format);
@@ -66,9 +74,9 @@ void run_predict(const PredictOptions& options, std::ostream& out) {
     }
     return;
   }
-  TrainingPredictor predictor(params);
+  TrainingPredictor predictor(variant.cost);
   const TrainingPrediction prediction = predictor.predict(scenario, *collectives);
-  out << training_report(scenario, prediction, format);
+  out << calibrated_training_report(scenario, prediction, format, variant);
   out.flush();
   if (options.strict && !prediction.fits) {
     throw InfeasibleError(fmt::format("{}: needs {:.1f} GB per GPU on pipeline stage {}; the GPU has {:.1f} GB",
@@ -89,7 +97,9 @@ void add_predict_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));
   cmd->add_option("--collectives", options->collectives, "Collective cost model (default: " +
                                                              std::string(default_collective_model()) + ")");
-  cmd->add_option("--calibration", options->calibration, "Calibration profile (issue 9)");
+  cmd->add_option("--calibration", options->calibration,
+                  "Calibration profile from `stepcast calibrate` (default: the uncalibrated 'datasheet' model)");
+  cmd->add_flag("--force", options->force, "Use the profile even if it was measured on another GPU or system");
   cmd->add_flag("--strict", options->strict, "Exit with code 3 when the scenario does not fit in GPU memory");
   cmd->callback([options, &commands] {
     run_predict(*options, std::cout);

@@ -66,7 +66,7 @@ std::vector<KernelPoint> transformer_gemms(DataType precision, double element_by
   std::vector<KernelPoint> out;
   for (double tokens : {512.0, 1024.0, 2048.0, 4096.0, 8192.0}) {
     for (auto [n, k] : {std::pair{4096.0, 4096.0}, {12288.0, 4096.0}, {4096.0, 16384.0}, {1536.0, 8192.0}}) {
-      out.push_back(gemm_point(precision, tokens, n, k, 1.0, 0.0, element_bytes, "gemm"));
+      out.push_back(gemm_kernel_point(precision, tokens, n, k, 1.0, 0.0, element_bytes, "gemm"));
     }
   }
   return out;
@@ -210,7 +210,7 @@ TEST_CASE("the kernel fit finds the CTA tiles from wave-quantization steps") {
   truth.gemm_eta_hopper_16bit = 0.75;
   truth.kernel_gap_s = 3e-6;
   std::vector<KernelPoint> points;
-  for (double s = 640; s <= 4096; s += 128) points.push_back(gemm_point(DataType::bf16, s, s, s, 1.0, 0.0, 2.0, "sq"));
+  for (double s = 640; s <= 4096; s += 128) points.push_back(gemm_kernel_point(DataType::bf16, s, s, s, 1.0, 0.0, 2.0, "sq"));
   points = measured(points, gpu, truth, 0.01, 11);
   const KernelFit fit = fit_kernels(points, gpu, CostParameters{});
   // The square tile is identified. The large tiles are not: for squares the best of the three

@@ -1,12 +1,13 @@
-#include "reference_runs.h"
+#include "simulator/published_runs.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <stdexcept>
 
 #include "model/flops.h"
+#include "simulator/diagnostics.h"
 
-namespace stepcast::test {
+namespace stepcast {
 namespace {
 
 // A number that may be written plain or as {value: x, derived: true, formula: ...}.
@@ -24,11 +25,12 @@ double number_or(const YAML::Node& node, double fallback) { return has_number(no
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
 // Datasheet figures of `hardware` row `id`.
-GpuSpec gpu_from(const YAML::Node& hardware, const std::string& id, GpuArchitecture arch) {
+GpuSpec gpu_from(const YAML::Node& hardware, const std::string& id, const std::string& catalog_key,
+                 GpuArchitecture arch) {
   for (const auto& row : hardware) {
     if (row["id"].as<std::string>() != id) continue;
     GpuSpec g;
-    g.name = id;
+    g.name = catalog_key;
     g.display_name = row["name"].as<std::string>();
     g.architecture = arch;
     const auto& dense = row["dense"];
@@ -45,14 +47,14 @@ GpuSpec gpu_from(const YAML::Node& hardware, const std::string& id, GpuArchitect
     g.tdp_watts = number(row["tdp_w"]);
     return g;
   }
-  throw std::runtime_error("published_runs.yaml: no hardware row " + id);
+  throw std::runtime_error("no hardware row '" + id + "'");
 }
 
 // Small-message latencies matter little for these rows (multi-megabyte collectives); the values
 // are typical NCCL figures (intra-node NVLink hop ~2 us, InfiniBand hop ~5 us).
-SystemSpec system_of(const GpuSpec& gpu, int gpus, double nic_gbit) {
+SystemSpec system_of(const std::string& name, const GpuSpec& gpu, int gpus, double nic_gbit) {
   SystemSpec s;
-  s.name = gpu.name + "-cluster";
+  s.name = name;
   s.gpu = gpu;
   s.gpus = gpus;
   s.gpus_per_node = 8;
@@ -67,11 +69,12 @@ SystemSpec system_of(const GpuSpec& gpu, int gpus, double nic_gbit) {
 
 }  // namespace
 
-std::vector<ReferenceRun> load_reference_training_runs(const std::string& path, std::vector<std::string>* skipped) {
-  const YAML::Node root = YAML::LoadFile(path);
-  const GpuSpec a100 = gpu_from(root["hardware"], "a100_sxm4_80gb", GpuArchitecture::ampere);
-  const GpuSpec h100 = gpu_from(root["hardware"], "h100_sxm5_80gb", GpuArchitecture::hopper);
-  std::vector<ReferenceRun> runs;
+namespace {
+
+std::vector<PublishedTrainingRun> load_training_runs(const YAML::Node& root, std::vector<std::string>* skipped) {
+  const GpuSpec a100 = gpu_from(root["hardware"], "a100_sxm4_80gb", "a100-sxm-80gb", GpuArchitecture::ampere);
+  const GpuSpec h100 = gpu_from(root["hardware"], "h100_sxm5_80gb", "h100-sxm-80gb", GpuArchitecture::hopper);
+  std::vector<PublishedTrainingRun> runs;
   for (const auto& row : root["training_runs"]) {
     const std::string id = row["id"].as<std::string>();
     const auto& m = row["model"];
@@ -131,9 +134,9 @@ std::vector<ReferenceRun> load_reference_training_runs(const std::string& path, 
     }
     const std::string precision = row["precision"].as<std::string>();
     sc.precision = precision_shorthand(starts_with(precision, "fp16") ? DataType::fp16 : DataType::bf16);
-    sc.system = narayanan ? system_of(a100, gpus, 200.0) : system_of(h100, gpus, 400.0);
+    sc.system = narayanan ? system_of("dgx-a100", a100, gpus, 200.0) : system_of("dgx-h100", h100, gpus, 400.0);
 
-    ReferenceRun run;
+    PublishedTrainingRun run;
     run.id = id;
     if (narayanan) {
       run.measured_step_s = number(row["derived"]["iteration_time_s"]);
@@ -150,4 +153,41 @@ std::vector<ReferenceRun> load_reference_training_runs(const std::string& path, 
   return runs;
 }
 
-}  // namespace stepcast::test
+YAML::Node load_file(const std::string& path) {
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw InputError(std::vector<Diagnostic>{{path, 0, 0, "", "cannot open the file", ""}});
+  } catch (const YAML::Exception& e) {
+    throw InputError(std::vector<Diagnostic>{{path, e.mark.line + 1, e.mark.column + 1, "", e.msg, ""}});
+  }
+}
+
+}  // namespace
+
+std::vector<PublishedTrainingRun> load_published_training_runs(const std::string& path,
+                                                               std::vector<std::string>* skipped) {
+  const YAML::Node root = load_file(path);
+  if (!root.IsMap() || !root["training_runs"]) {
+    throw InputError(std::vector<Diagnostic>{{path, 0, 0, "training_runs", "missing: not a published-runs file", ""}});
+  }
+  try {
+    return load_training_runs(root, skipped);
+  } catch (const YAML::Exception& e) {
+    throw InputError(std::vector<Diagnostic>{{path, e.mark.line + 1, e.mark.column + 1, "training_runs", e.msg, ""}});
+  } catch (const std::runtime_error& e) {
+    throw InputError(std::vector<Diagnostic>{{path, 0, 0, "hardware", e.what(), ""}});
+  }
+}
+
+std::vector<std::string> published_inference_run_ids(const std::string& path) {
+  const YAML::Node root = load_file(path);
+  std::vector<std::string> ids;
+  if (!root.IsMap() || !root["inference_runs"]) return ids;
+  for (const auto& row : root["inference_runs"]) {
+    if (row["id"]) ids.push_back(row["id"].as<std::string>());
+  }
+  return ids;
+}
+
+}  // namespace stepcast

@@ -1,0 +1,55 @@
+#pragma once
+// Prediction intervals from a calibration profile's residuals, and what a prediction extrapolates.
+//
+// A training step is a sum of components (model/prediction.h's breakdown). Each is attributed to
+// the profile component whose residuals describe it:
+//   compute, recompute, pp_bubble  the layer's kernels by their share of its time (model/layer_ops.h
+//                                  priced by model/op_time.h): gemm.<precision>, attention.forward,
+//                                  attention.backward, elementwise (memory-bound kernels; the
+//                                  profile's "memory" when it has no elementwise residuals)
+//   optimizer                      elementwise (Adam is a memory-bound kernel)
+//   tp_comm_exposed                collective.all_reduce, or all_gather + reduce_scatter with
+//                                  sequence parallelism
+//   dp_comm_exposed                collective.all_reduce, or reduce_scatter + all_gather with a
+//                                  distributed optimizer (ZeRO >= 1)
+//   pp_comm_exposed, cp            collective.send_recv;  ep: collective.all_to_all
+//   offload_exposed, other         nothing: never covered
+// The half-width at level q is sum_c share_c x held-out |error| quantile_c(q) (residual_stats.h):
+// the errors of components are taken to add up, not to cancel, which is conservative. Components
+// the profile has no residuals for are listed as not covered (the interval says nothing about
+// them), and when a covered component has too few points for level q there is no interval.
+//
+// Extrapolation: each GEMM shape, the attention sequence length and head size, and the TP/DP group
+// sizes and message sizes are checked against the coverage of their component.
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/cost_parameters.h"
+#include "model/prediction.h"
+#include "model/scenario.h"
+#include "simulator/calibration_profile.h"
+
+namespace stepcast {
+
+struct PredictionInterval {
+  double level = 0.9;
+  std::optional<double> relative_half_width;              // absent: too few points for this level
+  double covered_share = 0.0;                             // of the value, by components with residuals
+  std::vector<std::pair<std::string, double>> shares;     // component -> share of the value
+  std::vector<std::string> not_covered;                   // components without residuals in the profile
+  std::vector<std::string> too_few_points;                // covered, but too few points for `level`
+  std::vector<std::string> extrapolated;                  // "gemm.bf16: k = 53248 above the measured 512..16384"
+
+  // "13.7 s ± 4.1% at 90% (covers 93% of the step; not covered: other; extrapolated: ...)"
+  [[nodiscard]] std::string describe(double value, const std::string& unit) const;
+};
+
+// The step-time interval of a training prediction made with `params` (the profile's constants).
+PredictionInterval training_interval(const CalibrationProfile& profile, const Scenario& scenario,
+                                     const TrainingPrediction& prediction, const CostParameters& params,
+                                     double level = 0.9);
+
+}  // namespace stepcast
