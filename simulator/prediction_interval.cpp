@@ -19,6 +19,9 @@ std::string kernel_component(const Op& op, const CalibrationProfile& profile) {
     case OpKind::gemm: return "gemm." + std::string(to_string(op.dtype));
     case OpKind::flash_forward: return "attention.forward";
     case OpKind::flash_backward: return "attention.backward";
+    case OpKind::reduction:
+      if (profile.component("reduction") != nullptr) return "reduction";
+      break;
     case OpKind::memory_bound: break;
   }
   return profile.component("elementwise") == nullptr && profile.component("memory") != nullptr ? "memory"

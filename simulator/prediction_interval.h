@@ -6,7 +6,8 @@
 //   compute, recompute, pp_bubble  the layer's kernels by their share of its time (model/layer_ops.h
 //                                  priced by model/op_time.h): gemm.<precision>, attention.forward,
 //                                  attention.backward, elementwise (memory-bound kernels; the
-//                                  profile's "memory" when it has no elementwise residuals)
+//                                  profile's "memory" when it has no elementwise residuals),
+//                                  reduction (norms, softmax; elementwise when it has none)
 //   optimizer                      elementwise (Adam is a memory-bound kernel)
 //   tp_comm_exposed                collective.all_reduce, or all_gather + reduce_scatter with
 //                                  sequence parallelism

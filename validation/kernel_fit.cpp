@@ -18,6 +18,7 @@ namespace {
 
 constexpr const char* kMemoryEta = "memory.bandwidth_eta";
 constexpr const char* kGap = "kernel.gap_s";
+constexpr const char* kKHalf = "gemm.k_half";
 constexpr double kHuge = 1e30;
 
 // CTA tile candidates (large_m, large_n, small); the first is the documented default
@@ -35,8 +36,12 @@ constexpr std::array<Tiles, 8> kTileCandidates{{{128, 256, 128},
                                                 {256, 256, 128},
                                                 {64, 256, 128},
                                                 {256, 128, 64}}};
-// Another tile set replaces the default only when its rms log error is this much lower.
-constexpr double kTileImprovement = 0.98;
+// Reduction depths at which a GEMM reaches half speed (model/op_time.h: eta x k / (k + k_half)).
+constexpr std::array<double, 7> kKHalfCandidates{0.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0};
+// Relative error beyond which a point's pull on the kernel fit grows linearly (Huber 1964).
+constexpr double kHuberRelative = 0.25;
+// Another shape setting replaces the starting one only when its rms log error is this much lower.
+constexpr double kShapeImprovement = 0.98;
 
 double* constant(CostParameters& p, std::string_view wanted) {
   double* out = nullptr;
@@ -58,9 +63,29 @@ bool is_efficiency(std::string_view name) {
   return name.rfind("gemm.eta.", 0) == 0 || name.rfind("flash.", 0) == 0;
 }
 
-// How a point takes part: its efficiency column (compute side) and whether it is fitted.
+// The SMs' byte-rate limits of memory-bound kernels (model/op_time.h).
+bool is_sm_rate(std::string_view name) {
+  return name.ends_with("bytes_per_sm_clock");
+}
+
+// A copy of `params` with every limit of op_time lifted (efficiencies and rates huge, no gap,
+// burst clocks), to be lowered one at a time.
+CostParameters unlimited(const CostParameters& params) {
+  CostParameters probe = params;
+  probe.for_each_constant([](std::string_view name, double& value, std::string_view) {
+    if (is_efficiency(name) || is_sm_rate(name)) value = kHuge;
+  });
+  probe.memory_bandwidth_eta = kHuge;
+  probe.sustained_derate = 1.0;
+  probe.kernel_gap_s = 0.0;
+  return probe;
+}
+
+// How a point takes part: the constant of each of op_time's limits that applies to it.
 struct Role {
   std::string compute;  // efficiency constant of the compute side; empty for memory-bound kinds
+  std::string sm_rate;  // SM byte-rate constant of its kind; empty for GEMMs
+  bool hbm_only = false;  // copy/triad: they measure HBM bandwidth (memory.bandwidth_eta)
   bool fitted = true;
 };
 
@@ -68,60 +93,86 @@ struct Problem {
   const std::vector<KernelPoint>* points = nullptr;
   std::vector<Role> roles;
   const GpuSpec* gpu = nullptr;
-  bool fit_memory = false;  // memory.bandwidth_eta is a column
 };
 
-// op_time's compute part at eta = 1 (with `tiles`) and memory part at eta_mem = 1, gap 0.
+// op_time's three limits of a point at unit constants: flops / (peak x tile/wave x depth),
+// bytes / HBM bandwidth, and bytes / (SMs x clock); all without the kernel gap.
 struct Parts {
   double compute = 0.0;
-  double memory = 0.0;
+  double hbm = 0.0;
+  double sm = 0.0;
 };
 
-Parts parts_of(const KernelPoint& p, const GpuSpec& gpu, const CostParameters& params) {
-  CostParameters probe = params;
-  probe.for_each_constant([](std::string_view name, double& value, std::string_view) {
-    if (is_efficiency(name)) value = 1.0;
-  });
-  probe.sustained_derate = 1.0;
-  probe.kernel_gap_s = 0.0;
-  probe.memory_bandwidth_eta = kHuge;
-  // The memory part is HBM bandwidth alone: lift the SMs' byte-rate limit of memory-bound kernels.
-  probe.elementwise_bytes_per_sm_clock = kHuge;
-  probe.reduction_bytes_per_sm_clock = kHuge;
-  probe.gemm_stream_bytes_per_sm_clock = kHuge;
+Parts parts_of(const KernelPoint& p, const Role& role, const GpuSpec& gpu, const CostParameters& params) {
   Parts out;
-  const bool memory_bound = p.op.kind == OpKind::memory_bound || p.op.kind == OpKind::reduction;
-  out.compute = memory_bound ? 0.0 : op_time(p.op, gpu, probe).value();
-  probe.memory_bandwidth_eta = 1.0;
-  probe.for_each_constant([](std::string_view name, double& value, std::string_view) {
-    if (is_efficiency(name)) value = kHuge;
-  });
-  out.memory = op_time(p.op, gpu, probe).value();
+  const CostParameters base = unlimited(params);
+  if (!role.compute.empty()) {
+    CostParameters probe = base;
+    *constant(probe, role.compute) = 1.0;
+    out.compute = op_time(p.op, gpu, probe).value();
+  }
+  CostParameters hbm = base;
+  hbm.memory_bandwidth_eta = 1.0;
+  out.hbm = op_time(p.op, gpu, hbm).value();
+  if (!role.sm_rate.empty()) {
+    CostParameters sm = base;
+    *constant(sm, role.sm_rate) = 1.0;
+    out.sm = op_time(p.op, gpu, sm).value();
+  }
   return out;
 }
 
-double log_error_sq(const std::vector<KernelPoint>& points, const std::vector<std::size_t>& subset,
-                    const GpuSpec& gpu, const CostParameters& params) {
+// The SM byte-rate constant op_time applies to `op`, found by lowering each in turn.
+std::string sm_rate_constant(const Op& op, const GpuSpec& gpu) {
+  if (op.bytes.value() <= 0.0) return {};
+  const CostParameters base = unlimited(CostParameters{});
+  const double free_time = op_time(op, gpu, base).value();
+  std::string found;
+  base.for_each_constant([&](std::string_view name, const double&, std::string_view) {
+    if (!is_sm_rate(name) || !found.empty()) return;
+    CostParameters probe = base;
+    *constant(probe, name) = 1.0;
+    if (op_time(op, gpu, probe).value() > 2.0 * free_time + 1e-30) found = std::string(name);
+  });
+  return found;
+}
+
+// The time a point is fitted to: op_time, except that copy/triad points are held to the HBM limit
+// they measure (op_time gives every memory-bound kernel its SMs' byte rate as well, which a STREAM
+// copy exceeds; their residuals report that gap, the fit does not chase it).
+double fit_prediction(const Problem& pb, std::size_t i, const CostParameters& params) {
+  const KernelPoint& p = (*pb.points)[i];
+  if (!pb.roles[i].hbm_only) return predict_kernel(p, *pb.gpu, params);
+  CostParameters hbm = params;
+  hbm.for_each_constant([](std::string_view name, double& value, std::string_view) {
+    if (is_sm_rate(name)) value = kHuge;
+  });
+  return predict_kernel(p, *pb.gpu, hbm);
+}
+
+double log_error_sq(const Problem& pb, const std::vector<std::size_t>& subset, const CostParameters& params) {
   double sum = 0.0;
   for (std::size_t i : subset) {
-    const double e = std::log(predict_kernel(points[i], gpu, params) / points[i].measured_s);
+    const double e = std::log(fit_prediction(pb, i, params) / (*pb.points)[i].measured_s);
     sum += e * e;
   }
   return sum;
 }
 
-// NNLS fit of the efficiencies and the gap on `subset` (indices of fitted points) with the tiles
-// already set in `params`. Returns the fitted parameters.
-CostParameters solve(const Problem& pb, const std::vector<std::size_t>& subset, CostParameters params) {
+enum class Limit { compute, hbm, sm };
+
+// Limits imposed on whole components (memory-bound kinds), to escape an assignment the
+// alternation cannot leave: a limit no point is assigned to gets no row, so it never moves.
+using ForcedLimits = std::map<std::string, Limit>;
+
+// NNLS fit of the efficiencies, HBM efficiency, SM byte rates and the gap on `subset` (indices
+// of fitted points) with the GEMM shape terms already set in `params`.
+CostParameters solve(const Problem& pb, const std::vector<std::size_t>& subset, CostParameters params,
+                     const ForcedLimits& forced = {}) {
   const auto& points = *pb.points;
-  // Columns: efficiency constants touched by the subset, memory eta, gap.
-  std::map<std::string, int> column;
-  for (std::size_t i : subset) {
-    if (!pb.roles[i].compute.empty()) column.try_emplace(pb.roles[i].compute, 0);
-  }
-  if (pb.fit_memory) column.try_emplace(kMemoryEta, 0);
-  int next = 0;
-  for (auto& [name, index] : column) index = next++;
+  std::vector<Parts> parts;
+  parts.reserve(subset.size());
+  for (std::size_t i : subset) parts.push_back(parts_of(points[i], pb.roles[i], *pb.gpu, params));
   // The gap: fitted when at least 3 points span more than a factor of 2 in time.
   double t_min = kHuge;
   double t_max = 0.0;
@@ -130,92 +181,174 @@ CostParameters solve(const Problem& pb, const std::vector<std::size_t>& subset, 
     t_max = std::max(t_max, points[i].measured_s);
   }
   const bool fit_gap = subset.size() >= 3 && t_max > 2.0 * t_min;
-  const int gap_column = fit_gap ? next++ : -1;
-  if (next == 0) return params;
 
-  std::vector<Parts> parts;
-  parts.reserve(subset.size());
-  for (std::size_t i : subset) parts.push_back(parts_of(points[i], *pb.gpu, params));
-
-  std::vector<bool> compute_bound(subset.size(), true);
-  for (int round = 0; round < 10; ++round) {
-    // Classify with the current parameters.
-    std::vector<bool> now(subset.size());
+  std::vector<Limit> limit(subset.size(), Limit::compute);
+  std::vector<double> weight(subset.size(), 1.0);
+  bool weights_settled = false;
+  for (int round = 0; round < 12; ++round) {
+    // Which limit binds each point under the current constants.
+    std::vector<Limit> now(subset.size());
     for (std::size_t r = 0; r < subset.size(); ++r) {
-      const std::size_t i = subset[r];
-      const double eta_c = pb.roles[i].compute.empty() ? 0.0 : constant_value(params, pb.roles[i].compute);
+      const Role& role = pb.roles[subset[r]];
+      if (role.hbm_only) {
+        now[r] = Limit::hbm;
+        continue;
+      }
+      if (const auto f = forced.find(points[subset[r]].component); f != forced.end()) {
+        now[r] = f->second;
+        continue;
+      }
+      const double eta_c = role.compute.empty() ? 0.0 : constant_value(params, role.compute);
       const double compute = eta_c > 0.0 ? parts[r].compute / eta_c : 0.0;
-      const double memory = parts[r].memory / params.memory_bandwidth_eta;
-      now[r] = !pb.roles[i].compute.empty() && compute >= memory;
+      const double hbm = parts[r].hbm / params.memory_bandwidth_eta;
+      const double rate = role.sm_rate.empty() ? 0.0 : constant_value(params, role.sm_rate);
+      const double sm = rate > 0.0 ? parts[r].sm / rate : 0.0;
+      now[r] = compute >= hbm && compute >= sm ? Limit::compute : (sm > hbm ? Limit::sm : Limit::hbm);
     }
-    if (round > 0 && now == compute_bound) break;
-    compute_bound = now;
+    if (round > 0 && now == limit && weights_settled) break;
+    limit = now;
+
+    // Columns: the constants of the limits that bind somewhere, then the gap. A GEMM or attention
+    // kernel bound by memory does not set the memory constants (a slow small GEMM says nothing
+    // about HBM): its memory time enters as known.
+    auto column_of = [&](std::size_t r) -> std::string {
+      const Role& role = pb.roles[subset[r]];
+      if (limit[r] == Limit::compute) return role.compute;
+      if (!role.compute.empty()) return {};
+      return limit[r] == Limit::sm ? role.sm_rate : kMemoryEta;
+    };
+    std::map<std::string, int> column;
+    for (std::size_t r = 0; r < subset.size(); ++r) {
+      const std::string c = column_of(r);
+      if (!c.empty()) column.try_emplace(c, 0);
+    }
+    int next = 0;
+    for (auto& [name, index] : column) index = next++;
+    const int gap_column = fit_gap ? next++ : -1;
+    if (next == 0) break;
 
     Eigen::MatrixXd a = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(subset.size()), next);
     Eigen::VectorXd b(static_cast<Eigen::Index>(subset.size()));
     for (std::size_t r = 0; r < subset.size(); ++r) {
-      const std::size_t i = subset[r];
+      const Role& role = pb.roles[subset[r]];
       const auto row = static_cast<Eigen::Index>(r);
-      const double t = points[i].measured_s;
+      const double t = points[subset[r]].measured_s;
       double rhs = t;
-      if (compute_bound[r]) {
-        a(row, column.at(pb.roles[i].compute)) = parts[r].compute;
-      } else if (pb.fit_memory) {
-        a(row, column.at(kMemoryEta)) = parts[r].memory;
+      const std::string c = column_of(r);
+      const double part = limit[r] == Limit::compute ? parts[r].compute : limit[r] == Limit::sm ? parts[r].sm : parts[r].hbm;
+      if (!c.empty()) {
+        a(row, column.at(c)) = part;
       } else {
-        rhs -= parts[r].memory / params.memory_bandwidth_eta;
+        rhs -= limit[r] == Limit::sm ? part / constant_value(params, role.sm_rate) : part / params.memory_bandwidth_eta;
       }
       if (fit_gap) {
         a(row, gap_column) = 1.0;
       } else {
         rhs -= params.kernel_gap_s;
       }
-      a.row(row) /= t;
-      b[row] = rhs / t;
+      a.row(row) *= weight[r] / t;
+      b[row] = weight[r] * rhs / t;
     }
     const NnlsResult s = nnls(a, b);
     for (const auto& [name, index] : column) {
       const double u = s.x[index];
-      // A column without an effective row (every point on the other side) keeps its value.
+      // A column without an effective row keeps its value.
       if (u > 0.0) *constant(params, name) = 1.0 / u;
     }
     if (fit_gap) params.kernel_gap_s = s.x[gap_column];
+    // Huber weights (iteratively reweighted least squares): a point the model's form cannot
+    // follow (a misaligned shape cuBLAS runs with a slow kernel) pulls linearly, not
+    // quadratically, beyond kHuberRelative.
+    const Eigen::VectorXd residual = (a * s.x - b);
+    weights_settled = true;
+    for (std::size_t r = 0; r < subset.size(); ++r) {
+      const double e = std::fabs(residual[static_cast<Eigen::Index>(r)] / std::max(weight[r], 1e-12));
+      const double w = e <= kHuberRelative ? 1.0 : std::sqrt(kHuberRelative / e);
+      if (std::fabs(w - weight[r]) > 0.01) weights_settled = false;
+      weight[r] = w;
+    }
   }
   return params;
 }
 
-// solve() after choosing the tiles (when allowed and there are enough GEMM points).
-CostParameters fit_subset(const Problem& pb, const std::vector<std::size_t>& subset, const CostParameters& start,
-                          bool search_tiles, bool* tiles_changed) {
+// solve(), then for each memory-bound component (elementwise, reduction) the limit, HBM or SM
+// byte rate, that fits its points best when imposed on all of them.
+CostParameters solve_with_limits(const Problem& pb, const std::vector<std::size_t>& subset,
+                                 const CostParameters& start, ForcedLimits& forced) {
   CostParameters best = solve(pb, subset, start);
-  if (tiles_changed) *tiles_changed = false;
-  const auto gemms = std::count_if(subset.begin(), subset.end(),
-                                   [&](std::size_t i) { return (*pb.points)[i].op.kind == OpKind::gemm; });
-  if (!search_tiles || gemms < kMinPointsForTileSearch) return best;
-  const double default_error = log_error_sq(*pb.points, subset, *pb.gpu, best);
-  double best_error = default_error;
-  for (const Tiles& t : kTileCandidates) {
-    CostParameters trial = start;
-    trial.gemm_tile_large_m = t.large_m;
-    trial.gemm_tile_large_n = t.large_n;
-    trial.gemm_tile_small = t.small;
-    trial = solve(pb, subset, trial);
-    const double e = log_error_sq(*pb.points, subset, *pb.gpu, trial);
-    if (e < best_error && std::sqrt(e) < kTileImprovement * std::sqrt(default_error)) {
-      best_error = e;
-      best = trial;
-    }
+  double best_error = log_error_sq(pb, subset, best);
+  std::set<std::string> components;
+  for (std::size_t i : subset) {
+    const Role& role = pb.roles[i];
+    if (role.compute.empty() && !role.sm_rate.empty() && !role.hbm_only) components.insert((*pb.points)[i].component);
   }
-  if (tiles_changed) {
-    *tiles_changed = best.gemm_tile_large_m != start.gemm_tile_large_m ||
-                     best.gemm_tile_large_n != start.gemm_tile_large_n || best.gemm_tile_small != start.gemm_tile_small;
+  forced.clear();
+  for (int pass = 0; pass < 3; ++pass) {
+    bool improved = false;
+    for (const auto& c : components) {
+      for (Limit limit : {Limit::hbm, Limit::sm}) {
+        ForcedLimits trial_limits = forced;
+        trial_limits[c] = limit;
+        const CostParameters trial = solve(pb, subset, start, trial_limits);
+        const double e = log_error_sq(pb, subset, trial);
+        if (e < best_error * (1.0 - 1e-9)) {
+          best_error = e;
+          best = trial;
+          forced = trial_limits;
+          improved = true;
+        }
+      }
+    }
+    if (!improved) break;
   }
   return best;
 }
 
+// solve() after choosing the GEMM shape terms (CTA tiles, k-depth) when allowed and there are
+// enough GEMM points.
+CostParameters fit_subset(const Problem& pb, const std::vector<std::size_t>& subset, const CostParameters& start,
+                          bool search_shapes, bool* shapes_changed) {
+  ForcedLimits forced;
+  CostParameters best = solve_with_limits(pb, subset, start, forced);
+  if (shapes_changed) *shapes_changed = false;
+  const auto gemms = std::count_if(subset.begin(), subset.end(),
+                                   [&](std::size_t i) { return (*pb.points)[i].op.kind == OpKind::gemm; });
+  if (!search_shapes || gemms < kMinPointsForTileSearch) return best;
+  const double start_error = log_error_sq(pb, subset, best);
+  double best_error = start_error;
+  for (const Tiles& t : kTileCandidates) {
+    for (double k_half : kKHalfCandidates) {
+      CostParameters trial = start;
+      trial.gemm_tile_large_m = t.large_m;
+      trial.gemm_tile_large_n = t.large_n;
+      trial.gemm_tile_small = t.small;
+      trial.gemm_k_half = k_half;
+      trial = solve(pb, subset, trial, forced);  // the memory-bound limits do not depend on GEMM shapes
+      const double e = log_error_sq(pb, subset, trial);
+      if (e < best_error && std::sqrt(e) < kShapeImprovement * std::sqrt(start_error)) {
+        best_error = e;
+        best = trial;
+      }
+    }
+  }
+  if (shapes_changed) {
+    *shapes_changed = best.gemm_tile_large_m != start.gemm_tile_large_m ||
+                      best.gemm_tile_large_n != start.gemm_tile_large_n ||
+                      best.gemm_tile_small != start.gemm_tile_small || best.gemm_k_half != start.gemm_k_half;
+  }
+  return best;
+}
+
+// The components whose kernels are what a training step runs (the rest are validated only).
+bool is_fitted_component(const std::string& c) {
+  return c.rfind("gemm.", 0) == 0 || c == "attention.forward" || c == "attention.backward" || c == "elementwise" ||
+         c == "reduction" || c == "memory";
+}
+
 std::string unit_of(std::string_view name) {
   if (name == kGap) return "s";
-  if (name.rfind("gemm.tile.", 0) == 0) return "elements";
+  if (name.rfind("gemm.tile.", 0) == 0 || name == kKHalf) return "elements";
+  if (is_sm_rate(name)) return "B/SM/clock";
   return "1";
 }
 
@@ -228,7 +361,7 @@ double predict_kernel(const KernelPoint& point, const GpuSpec& gpu, const CostPa
 }
 
 std::string efficiency_constant(const Op& op, GpuArchitecture arch) {
-  if (op.kind == OpKind::memory_bound || op.kind == OpKind::reduction) return kMemoryEta;
+  if (op.kind == OpKind::memory_bound || op.kind == OpKind::reduction) return {};
   // Give every efficiency constant a distinct marker and see which one the model reads.
   CostParameters probe;
   std::map<double, std::string> marker_to_name;
@@ -258,28 +391,32 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
   Problem pb;
   pb.points = &points;
   pb.gpu = &gpu;
-  const bool has_elementwise =
-      std::any_of(points.begin(), points.end(), [](const KernelPoint& p) { return p.component == "elementwise"; });
   pb.roles.resize(points.size());
   std::vector<std::size_t> fitted;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const KernelPoint& p = points[i];
     Role& role = pb.roles[i];
-    if (p.op.kind != OpKind::memory_bound) role.compute = efficiency_constant(p.op, gpu.architecture);
-    role.fitted = p.component != "attention.decode" && !(p.component == "memory" && has_elementwise);
+    if (p.op.kind != OpKind::memory_bound && p.op.kind != OpKind::reduction) {
+      role.compute = efficiency_constant(p.op, gpu.architecture);
+    }
+    role.sm_rate = sm_rate_constant(p.op, gpu);
+    role.hbm_only = p.component == "memory";
+    role.fitted = is_fitted_component(p.component);
     if (role.fitted) fitted.push_back(i);
-    if (role.fitted && p.op.kind == OpKind::memory_bound) pb.fit_memory = true;
   }
-  if (has_elementwise && std::any_of(points.begin(), points.end(), [](const KernelPoint& p) { return p.component == "memory"; })) {
-    fit.notes.push_back("memory.bandwidth_eta fitted on the elementwise kernels (what the model uses it for); "
-                        "copy/triad kernels are validated against it, not fitted");
-  } else if (pb.fit_memory && !has_elementwise) {
-    fit.notes.push_back("no elementwise kernels measured: memory.bandwidth_eta fitted on copy/triad (STREAM) "
-                        "kernels, which run faster than fused training kernels");
+  if (std::any_of(points.begin(), points.end(), [](const KernelPoint& p) { return p.component == "memory"; })) {
+    fit.notes.push_back("copy/triad kernels set memory.bandwidth_eta (HBM); op_time also limits them by the "
+                        "elementwise SM byte rate, so where that rate is below HBM their residuals show it");
   }
-
-  bool tiles_changed = false;
-  fit.params = fit_subset(pb, fitted, start, options.search_tiles, &tiles_changed);
+  for (const auto& p : points) {
+    if (!is_fitted_component(p.component)) {
+      fit.notes.push_back("'" + p.component + "' points are validated against the model, not fitted: the kernels "
+                          "a training step runs are cuDNN's fused attention and cuBLAS GEMMs");
+      break;
+    }
+  }
+  bool shapes_changed = false;
+  fit.params = fit_subset(pb, fitted, start, options.search_tiles, &shapes_changed);
 
   // Cross-validation: folds by rank of measured time, so each fold spans the sizes.
   std::vector<double> held_out(points.size(), 0.0);
@@ -318,28 +455,26 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
   std::map<std::string, std::map<std::string, int>> sources;
   for (std::size_t i : fitted) {
     const auto& role = pb.roles[i];
-    if (!role.compute.empty()) ++sources[role.compute][points[i].component];
-    if (points[i].op.kind == OpKind::memory_bound) ++sources[kMemoryEta][points[i].component];
-    ++sources[kGap][points[i].component];
-  }
-  if (tiles_changed) {
-    for (const char* t : {"gemm.tile.large_m", "gemm.tile.large_n", "gemm.tile.small"}) {
-      for (std::size_t i : fitted) {
-        if (points[i].op.kind == OpKind::gemm) ++sources[t][points[i].component];
-      }
+    const std::string& c = points[i].component;
+    if (!role.compute.empty()) ++sources[role.compute][c];
+    if (!role.sm_rate.empty()) ++sources[role.sm_rate][c];
+    if (role.compute.empty() || points[i].op.kind == OpKind::gemm) ++sources[kMemoryEta][c];
+    ++sources[kGap][c];
+    if (shapes_changed && points[i].op.kind == OpKind::gemm) {
+      for (const char* t : {"gemm.tile.large_m", "gemm.tile.large_n", "gemm.tile.small", kKHalf}) ++sources[t][c];
     }
   }
   const CostParameters defaults;
   for (const auto& [name, by_component] : sources) {
     const double value = constant_value(fit.params, name);
     // Unchanged values were not determined by the data (no effective row, or the gap held fixed).
-    if (value == constant_value(start, name) && name.rfind("gemm.tile.", 0) != 0) continue;
+    if (value == constant_value(start, name)) continue;
     std::string from;
     for (const auto& [component, count] : by_component) {
       if (!from.empty()) from += ", ";
       from += fmt::format("{} ({} points)", component, count);
     }
-    if (name.rfind("gemm.tile.", 0) == 0) from = "CTA tile search over " + from;
+    if (name.rfind("gemm.tile.", 0) == 0 || name == kKHalf) from = "shape search over " + from;
     fit.fitted.push_back(FittedValue{name, value, constant_value(defaults, name), unit_of(name), from});
     if (is_efficiency(name) && value > 1.0) {
       fit.notes.push_back(fmt::format("{} = {:.3f} exceeds 1: the GPU ran faster than its datasheet peak "

@@ -2,30 +2,44 @@
 // Fits the kernel constants of model/cost_parameters.h to measured kernels, through
 // model/op_time.h's own formula, so that the simulator uses exactly what was fitted:
 //
-//   t = max(flops / (peak * eta_c * wave_tile(shape; tiles, SMs)), bytes / (hbm_bw * eta_mem)) + gap
+//   t = max(flops / (peak * eta_c * wave_tile(shape; tiles, SMs) * k / (k + k_half)),
+//           bytes / (hbm_bw * eta_mem), bytes / (rate_kind * SMs * clock)) + gap
 //
-//   eta_c    one per efficiency constant the points touch: gemm.eta.<arch>_16bit, gemm.eta.fp8,
-//            gemm.eta.tf32, gemm.eta.fp32_simt, flash.fwd_eta.<arch>, flash.bwd_eta.<arch>
-//            (CostParameters::gemm_eta / flash_*_eta decide which; fp16 and bf16 share one);
-//   eta_mem  memory.bandwidth_eta, from the elementwise kernels (what the model uses it for:
-//            the fused memory-bound kernels of a step), or from copy/triad when none were measured;
-//   gap      kernel.gap_s, shared by every kernel;
-//   tiles    gemm.tile.large_m/large_n/small: a search over the CTA tiles cuBLAS chooses among
-//            (128x256 / 128x128 / 64x128 / 256x256 with 128 or 64 square), kept at the documented
-//            default unless another fits clearly better (rms log error 2% lower).
+//   eta_c      one per efficiency constant the points touch: gemm.eta.<arch>_16bit, gemm.eta.fp8,
+//              gemm.eta.tf32, gemm.eta.fp32_simt, flash.fwd_eta.<arch>, flash.bwd_eta.<arch>
+//              (CostParameters::gemm_eta / flash_*_eta decide which; fp16 and bf16 share one);
+//   eta_mem    memory.bandwidth_eta: HBM efficiency, from the copy/triad kernels (which measure
+//              nothing else) and from any other kernel HBM bounds;
+//   rate_kind  memory.elementwise_bytes_per_sm_clock / memory.reduction_bytes_per_sm_clock: the
+//              SMs' byte rate of elementwise and reduction kernels, where it binds;
+//   gap        kernel.gap_s, shared by every kernel;
+//   shape      gemm.tile.large_m/large_n/small and gemm.k_half: a search over the CTA tiles cuBLAS
+//              chooses among (128x256 / 128x128 / 64x128 / 256x256 with 128 or 64 square) and
+//              reduction depths 0..2048, kept at the starting values unless another fits clearly
+//              better (rms log error 2% lower). For square GEMMs the square tile always wins the
+//              model's best-of-tiles, so only it is identified by them.
 //
-// With the tiles fixed and each point classified compute- or memory-bound, t is linear in
-// 1/eta_c, 1/eta_mem and gap: a non-negative least squares (validation/least_squares.h) on
-// relative errors (each row divided by its measured time). Classification is repeated until no
-// point changes side. The gap is fitted only when at least 3 points span more than a factor of 2
-// in time; otherwise it stays at its starting value.
+// With the shape terms fixed and each point assigned the limit that binds it, t is linear in
+// 1/eta_c, 1/eta_mem, 1/rate and the gap: a non-negative least squares
+// (validation/least_squares.h) on relative errors (each row divided by its measured time), with
+// Huber weights beyond 25% (iteratively reweighted): a shape the model's form cannot follow — a
+// misaligned 2500^3 GEMM that cuBLAS runs with a slow kernel, 4x the model — pulls linearly, not
+// quadratically. The assignment and weights are repeated until they settle. A GEMM or attention
+// kernel bound by memory does not set the memory constants (its memory time enters as known): a
+// slow small GEMM says nothing about HBM. The gap is fitted only when at least 3
+// points span more than a factor of 2 in time; otherwise it stays at its starting value.
+//
+// Fitted components are what a training step runs: gemm.<precision>, attention.forward and
+// attention.backward (cuDNN's fused attention), elementwise, reduction, memory. Other
+// implementations (stepcast's own flash kernels, paged decode) are validated against the same
+// constants but do not set them.
 //
 // The harness times single cold launches and discards throttled samples: these are burst
 // figures, so the fit and predict_kernel() use sustained_derate = 1. Training predictions still
 // apply compute.sustained_derate on top (a step-long load is slower than a burst).
 //
 // Residuals: in-sample errors of the final fit, and held-out errors from k-fold cross-validation
-// (each point predicted by a fit, tile search included, that did not see it).
+// (each point predicted by a fit, shape search included, that did not see it).
 
 #include <string>
 #include <vector>
@@ -38,7 +52,7 @@
 namespace stepcast {
 
 struct KernelFitOptions {
-  bool search_tiles = true;  // needs at least kMinPointsForTileSearch GEMM points
+  bool search_tiles = true;  // the GEMM shape search; needs at least kMinPointsForTileSearch GEMM points
   int folds = 5;             // cross-validation folds (fewer when there are fewer points)
 };
 
@@ -50,7 +64,7 @@ struct KernelResidual {
   double measured_s = 0.0;
   double predicted_s = 0.0;           // by the final fit
   double held_out_predicted_s = 0.0;  // by the fold that did not see it; 0 when not cross-validated
-  bool fitted = true;                 // false: validated only (memory when elementwise exists, decode)
+  bool fitted = true;                 // false: validated only (other attention implementations, decode)
 };
 
 struct KernelFit {
@@ -66,8 +80,8 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
 // The burst time the model predicts for one measured kernel (op_time with sustained_derate = 1).
 double predict_kernel(const KernelPoint& point, const GpuSpec& gpu, const CostParameters& params);
 
-// The CostParameters constant that sets `op`'s efficiency on `arch` ("gemm.eta.hopper_16bit",
-// "flash.fwd_eta.hopper", "memory.bandwidth_eta"), found by probing the struct, not by a table.
+// The CostParameters constant that sets `op`'s compute efficiency on `arch` ("gemm.eta.hopper_16bit",
+// "flash.fwd_eta.hopper"; empty for memory-bound kinds), found by probing the struct, not by a table.
 std::string efficiency_constant(const Op& op, GpuArchitecture arch);
 
 }  // namespace stepcast

@@ -38,14 +38,15 @@ std::vector<KernelPoint> kernel_points(const MeasurementFile& file) {
       p.shape = {{"m", p.op.gemm.m}, {"n", p.op.gemm.n}, {"k", p.op.gemm.k}, {"batch", p.op.gemm.batch}};
     } else if (const auto* a = std::get_if<AttentionInputs>(&r.inputs)) {
       p.op.dtype = a->dtype;
+      const std::string impl = a->impl == "cudnn_sdpa" ? "" : "." + a->impl;
       switch (a->direction) {
         case AttentionDirection::forward:
-          p.component = "attention.forward";
+          p.component = "attention.forward" + impl;
           p.op.kind = OpKind::flash_forward;
           p.op.name = "attention.forward";
           break;
         case AttentionDirection::backward:
-          p.component = "attention.backward";
+          p.component = "attention.backward" + impl;
           p.op.kind = OpKind::flash_backward;
           p.op.name = "attention.backward";
           break;
@@ -59,9 +60,10 @@ std::vector<KernelPoint> kernel_points(const MeasurementFile& file) {
                  {"seq_q", static_cast<double>(a->seq_q)},       {"seq_kv", static_cast<double>(a->seq_kv)},
                  {"head_dim", static_cast<double>(a->head_dim)}, {"bytes", r.bytes.value()}};
     } else if (const auto* e = std::get_if<ElementwiseInputs>(&r.inputs)) {
-      p.component = "elementwise";
-      p.op.kind = OpKind::memory_bound;
-      p.op.name = "elementwise";
+      const bool reduction = e->op == "rmsnorm" || e->op == "layernorm" || e->op == "softmax";
+      p.component = reduction ? "reduction" : "elementwise";
+      p.op.kind = reduction ? OpKind::reduction : OpKind::memory_bound;
+      p.op.name = reduction ? "reduction" : "elementwise";
       p.op.dtype = e->dtype;
       p.shape = {{"bytes", r.bytes.value()}};
     } else if (const auto* m = std::get_if<MemoryInputs>(&r.inputs)) {

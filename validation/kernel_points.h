@@ -7,13 +7,14 @@
 //   gemm         OpKind::gemm, dtype = the record's precision, shape m x n x k with
 //                batch * groups products; FLOPs and bytes as the record counts them.
 //   attention    forward / backward: OpKind::flash_forward / flash_backward with the record's
-//                FLOPs (causal pairs only) and bytes. decode: OpKind::memory_bound (a decode step
-//                streams the KV cache; its FLOPs are negligible).
-//   elementwise  OpKind::memory_bound, bytes as recorded.
-//   memory       OpKind::memory_bound (copy, triad: the STREAM bandwidth).
-// Components name the residual groups of a profile: gemm.<precision>, attention.forward,
-// attention.backward, attention.decode, elementwise, memory.
-//
+//                FLOPs (causal pairs only) and bytes; component attention.<direction> for cuDNN's
+//                fused SDPA (what training runs), attention.<direction>.<impl> for other
+//                implementations. decode: OpKind::memory_bound (a decode step streams the KV
+//                cache; its FLOPs are negligible), component attention.decode.
+//   elementwise  norms and softmax (rmsnorm, layernorm, softmax): OpKind::reduction, component
+//                reduction; the others (gelu, swiglu, rope, bias_dropout_add): OpKind::memory_bound,
+//                component elementwise; bytes as recorded.
+//   memory       OpKind::memory_bound, component memory (copy, triad: the STREAM bandwidth).
 // The time compared is the record's median (robust to the occasional slow sample).
 
 #include <map>
