@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "simulator/inference_report.h"
+
 namespace stepcast {
 
 namespace {
@@ -18,7 +20,74 @@ std::string csv_field(const std::string& s) {
   return q;
 }
 
+nlohmann::ordered_json interval_json(const PredictionInterval& interval, double value, const char* key) {
+  nlohmann::ordered_json i;
+  i["level"] = interval.level;
+  if (interval.relative_half_width) {
+    const double h = *interval.relative_half_width;
+    i["relative_half_width"] = round_significant(h);
+    i[key] = {round_significant(value * (1.0 - h)), round_significant(value * (1.0 + h))};
+  } else {
+    i["relative_half_width"] = nullptr;
+    i[key] = nullptr;
+  }
+  i["covered_share"] = round_significant(interval.covered_share);
+  i["not_covered"] = interval.not_covered;
+  i["too_few_points"] = interval.too_few_points;
+  return i;
+}
+
+nlohmann::ordered_json profile_json(const CalibrationProfile& profile) {
+  return {{"name", profile.name}, {"gpu", profile.gpu}, {"system", profile.system}, {"created_utc", profile.created_utc}};
+}
+
+std::string half_width_field(const PredictionInterval& interval) {
+  return interval.relative_half_width ? fmt::format("{:g}", round_significant(*interval.relative_half_width))
+                                      : std::string();
+}
+
 }  // namespace
+
+std::string calibrated_inference_report(const Scenario& scenario, const InferencePrediction& prediction,
+                                        ReportFormat format, const ModelVariant& variant) {
+  std::string base = inference_report(scenario, prediction, format);
+  if (!variant.profile) return base;
+  const CalibrationProfile& profile = *variant.profile;
+  const InferenceIntervals intervals = inference_intervals(profile, scenario, prediction, 0.9);
+  const double ttft = prediction.ttft.mean.value();
+  const double tpot = prediction.tpot.mean.value();
+  switch (format) {
+    case ReportFormat::table: {
+      std::string out = base;
+      out += fmt::format("\ncalibration: model '{}' — {}\n", variant.name, variant.description);
+      out += fmt::format("  time to first token {}\n", intervals.prefill.describe(ttft, "s"));
+      out += fmt::format("  time per output token {}\n", intervals.decode.describe(tpot, "s"));
+      out += "  (intervals of the prefill and decode step costs; queueing in a serving run is not in them)\n";
+      return out;
+    }
+    case ReportFormat::json: {
+      nlohmann::ordered_json j = nlohmann::ordered_json::parse(base);
+      nlohmann::ordered_json c;
+      c["model"] = variant.name;
+      c["profile"] = profile_json(profile);
+      c["ttft"] = interval_json(intervals.prefill, ttft, "ttft_s");
+      c["tpot"] = interval_json(intervals.decode, tpot, "tpot_s");
+      j["calibration"] = c;
+      return j.dump(2) + "\n";
+    }
+    case ReportFormat::csv: {
+      const auto newline = base.find('\n');
+      std::string header = base.substr(0, newline);
+      std::string row = base.substr(newline + 1);
+      while (!row.empty() && row.back() == '\n') row.pop_back();
+      header += ",model,ttft_interval_90,tpot_interval_90";
+      row += fmt::format(",{},{},{}", csv_field(variant.name), half_width_field(intervals.prefill),
+                         half_width_field(intervals.decode));
+      return header + "\n" + row + "\n";
+    }
+  }
+  return base;
+}
 
 std::string calibrated_training_report(const Scenario& scenario, const TrainingPrediction& prediction,
                                        ReportFormat format, const ModelVariant& variant) {
@@ -44,8 +113,7 @@ std::string calibrated_training_report(const Scenario& scenario, const TrainingP
       nlohmann::ordered_json j = nlohmann::ordered_json::parse(base);
       nlohmann::ordered_json c;
       c["model"] = variant.name;
-      c["profile"] = {{"name", profile.name}, {"gpu", profile.gpu}, {"system", profile.system},
-                      {"created_utc", profile.created_utc}};
+      c["profile"] = profile_json(profile);
       nlohmann::ordered_json i;
       i["level"] = interval.level;
       if (interval.relative_half_width) {

@@ -9,6 +9,9 @@
 //          share}, extrapolated[]};
 //   csv    three more columns: model, step_time_interval_90 (relative half-width, empty when
 //          none), extrapolated (";"-separated).
+// Inference reports get the same, with the intervals of the time to first token (the prefill
+// step) and of the time per output token (the decode step): table lines, a JSON "calibration"
+// object with "ttft" and "tpot" intervals, CSV columns model, ttft_interval_90, tpot_interval_90.
 // Reports made with the "datasheet" variant are the plain report, unchanged.
 
 #include <string>
@@ -23,5 +26,7 @@ namespace stepcast {
 
 std::string calibrated_training_report(const Scenario& scenario, const TrainingPrediction& prediction,
                                        ReportFormat format, const ModelVariant& variant);
+std::string calibrated_inference_report(const Scenario& scenario, const InferencePrediction& prediction,
+                                        ReportFormat format, const ModelVariant& variant);
 
 }  // namespace stepcast

@@ -51,6 +51,59 @@ std::string PredictionInterval::describe(double value, const std::string& unit) 
   return out + " (" + fmt::format("{}", fmt::join(notes, "; ")) + ")";
 }
 
+namespace {
+
+// Fills an interval from seconds per component (shares of their sum `total`).
+void weigh(PredictionInterval& out, const CalibrationProfile& profile, const std::map<std::string, double>& seconds,
+           double total) {
+  double half = 0.0;
+  for (const auto& [c, s] : seconds) {
+    const double share = s / total;
+    out.shares.emplace_back(c, share);
+    const ComponentCalibration* cal = c == "other" ? nullptr : profile.component(c);
+    if (cal == nullptr) {
+      out.not_covered.push_back(c);
+      continue;
+    }
+    out.covered_share += share;
+    const auto q = cal->held_out.half_width(out.level);
+    if (!q) {
+      out.too_few_points.push_back(fmt::format("{} ({} points)", c, cal->held_out.n));
+      continue;
+    }
+    half += share * *q;
+  }
+  std::sort(out.shares.begin(), out.shares.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (out.too_few_points.empty() && out.covered_share > 0.0) out.relative_half_width = half;
+}
+
+PredictionInterval step_interval(const CalibrationProfile& profile, const StepBreakdown& step, const std::string& gemm,
+                                 const std::string& attention, double level) {
+  PredictionInterval out;
+  out.level = level;
+  const double total = step.total().value();
+  if (!(total > 0.0)) return out;
+  std::map<std::string, double> seconds;
+  add(seconds, gemm, (step.linear + step.output).value());
+  add(seconds, attention, step.attention.value());
+  add(seconds, "collective.all_reduce", step.tp_comm.value());
+  add(seconds, "collective.send_recv", step.pp_comm.value());
+  add(seconds, "other", step.overhead.value());
+  weigh(out, profile, seconds, total);
+  return out;
+}
+
+}  // namespace
+
+InferenceIntervals inference_intervals(const CalibrationProfile& profile, const Scenario& scenario,
+                                       const InferencePrediction& prediction, double level) {
+  const std::string gemm = "gemm." + std::string(to_string(scenario.precision.compute));
+  InferenceIntervals out;
+  out.prefill = step_interval(profile, prediction.prefill_step, gemm, "attention.forward", level);
+  out.decode = step_interval(profile, prediction.decode_step, gemm, "attention.decode", level);
+  return out;
+}
+
 PredictionInterval training_interval(const CalibrationProfile& profile, const Scenario& scenario,
                                      const TrainingPrediction& prediction, const CostParameters& params,
                                      double level) {
@@ -138,25 +191,7 @@ PredictionInterval training_interval(const CalibrationProfile& profile, const Sc
     }
   }
 
-  double half = 0.0;
-  for (const auto& [c, s] : seconds) {
-    const double share = s / step;
-    out.shares.emplace_back(c, share);
-    const ComponentCalibration* cal = c == "other" ? nullptr : profile.component(c);
-    if (cal == nullptr) {
-      out.not_covered.push_back(c);
-      continue;
-    }
-    out.covered_share += share;
-    const auto q = cal->held_out.half_width(level);
-    if (!q) {
-      out.too_few_points.push_back(fmt::format("{} ({} points)", c, cal->held_out.n));
-      continue;
-    }
-    half += share * *q;
-  }
-  std::sort(out.shares.begin(), out.shares.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (out.too_few_points.empty() && out.covered_share > 0.0) out.relative_half_width = half;
+  weigh(out, profile, seconds, step);
   return out;
 }
 

@@ -53,4 +53,17 @@ PredictionInterval training_interval(const CalibrationProfile& profile, const Sc
                                      const TrainingPrediction& prediction, const CostParameters& params,
                                      double level = 0.9);
 
+// Intervals of an inference prediction's prefill step (time to first token) and decode step (time
+// per output token), from their breakdowns (model/prediction.h StepBreakdown): linear and output
+// -> gemm.<compute precision>; attention -> attention.forward (prefill) or attention.decode
+// (decode); tp_comm -> collective.all_reduce; pp_comm -> collective.send_recv; overhead -> not
+// covered. Queueing in a serving run adds time no kernel residual describes: the intervals are
+// of the step costs.
+struct InferenceIntervals {
+  PredictionInterval prefill;
+  PredictionInterval decode;
+};
+InferenceIntervals inference_intervals(const CalibrationProfile& profile, const Scenario& scenario,
+                                       const InferencePrediction& prediction, double level = 0.9);
+
 }  // namespace stepcast

@@ -4,8 +4,11 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "model/flops.h"
 #include "simulator/diagnostics.h"
+#include "simulator/scenario_loader.h"
 
 namespace stepcast {
 namespace {
@@ -180,14 +183,64 @@ std::vector<PublishedTrainingRun> load_published_training_runs(const std::string
   }
 }
 
-std::vector<std::string> published_inference_run_ids(const std::string& path) {
+namespace {
+
+std::string catalog_gpu(const std::string& gpu_type) {
+  if (gpu_type.rfind("H100-SXM", 0) == 0) return "h100-sxm-80gb";
+  if (gpu_type.rfind("H200", 0) == 0) return "h200-sxm-141gb";
+  if (gpu_type.rfind("L40S", 0) == 0) return "l40s";
+  if (gpu_type.rfind("A100", 0) == 0) return "a100-sxm-80gb";
+  throw std::runtime_error("no catalog GPU for '" + gpu_type + "'");
+}
+
+std::string precision_yaml(const std::string& precision) {
+  if (precision.rfind("FP8", 0) == 0) return "{compute: fp8, params: fp8, kv_cache: fp8}";
+  if (precision.rfind("FP16", 0) == 0) return "fp16";
+  throw std::runtime_error("unknown precision '" + precision + "'");
+}
+
+}  // namespace
+
+std::vector<PublishedInferenceRun> load_published_inference_runs(const std::string& path) {
   const YAML::Node root = load_file(path);
-  std::vector<std::string> ids;
-  if (!root.IsMap() || !root["inference_runs"]) return ids;
-  for (const auto& row : root["inference_runs"]) {
-    if (row["id"]) ids.push_back(row["id"].as<std::string>());
+  std::vector<PublishedInferenceRun> runs;
+  if (!root.IsMap() || !root["inference_runs"]) return runs;
+  try {
+    for (const auto& row : root["inference_runs"]) {
+      PublishedInferenceRun run;
+      run.id = row["id"].as<std::string>();
+      const auto& m = row["model"];
+      const auto& w = row["workload"];
+      const auto& measured = row["measured"];
+      const int vocab = m["vocab"] && !m["vocab"].IsNull() ? m["vocab"].as<int>() : 32000;
+      const std::string yaml = fmt::format(
+          "schema_version: 1\n"
+          "name: {}\n"
+          "model: {{layers: {}, hidden: {}, heads: {}, kv_heads: {}, ffn_hidden: {}, vocab: {}, mlp: swiglu, "
+          "norm: rmsnorm, linear_bias: false, tied_embeddings: false}}\n"
+          "system: {{gpu: {}, gpus: {}}}\n"
+          "parallel: {{tp: {}, pp: {}}}\n"
+          "precision: {}\n"
+          "inference: {{mode: static, batch: {}, input_len: {}, output_len: {}, cuda_graphs: true, "
+          "decode_attention: per-query-head}}\n",
+          run.id, m["layers"].as<int>(), m["hidden"].as<int>(), m["heads"].as<int>(), m["kv_heads"].as<int>(),
+          m["ffn_hidden"].as<int>(), vocab, catalog_gpu(row["gpu_type"].as<std::string>()), row["gpus"].as<int>(),
+          row["parallel"]["tp"].as<int>(), row["parallel"]["pp"].as<int>(),
+          precision_yaml(row["precision"].as<std::string>()), w["batch_size"].as<int>(), w["input_len"].as<int>(),
+          w["output_len"].as<int>());
+      run.scenario = parse_scenario(yaml, path + "#" + run.id);
+      if (measured["output_tokens_per_s_per_gpu"]) {
+        run.measured_tokens_per_s_per_gpu = measured["output_tokens_per_s_per_gpu"].as<double>();
+      }
+      if (measured["ttft_ms"]) run.measured_ttft_s = measured["ttft_ms"].as<double>() * 1e-3;
+      runs.push_back(std::move(run));
+    }
+  } catch (const YAML::Exception& e) {
+    throw InputError(std::vector<Diagnostic>{{path, e.mark.line + 1, e.mark.column + 1, "inference_runs", e.msg, ""}});
+  } catch (const std::runtime_error& e) {
+    throw InputError(std::vector<Diagnostic>{{path, 0, 0, "inference_runs", e.what(), ""}});
   }
-  return ids;
+  return runs;
 }
 
 }  // namespace stepcast

@@ -12,6 +12,7 @@
 
 #include "simulator/collective_models.h"
 #include "simulator/diagnostics.h"
+#include "simulator/inference/inference_predictor.h"
 #include "simulator/prediction_interval.h"
 #include "simulator/published_runs.h"
 #include "simulator/training_predictor.h"
@@ -225,11 +226,47 @@ void validate_published_runs(const std::string& path, const ModelVariant& varian
     report.rows.push_back(std::move(row));
   }
   for (const auto& id : skipped) report.notes.push_back(short_source(path) + ": " + id + " skipped (no single configuration)");
-  const auto inference = published_inference_run_ids(path);
-  if (!inference.empty()) {
-    report.notes.push_back(fmt::format("{}: {} inference rows not predicted: stepcast's serving predictor is not "
-                                       "part of this build yet",
-                                       short_source(path), inference.size()));
+
+  // Inference rows through the inference predictor: first-token rows as the time to first token,
+  // throughput rows as seconds per output token per GPU (the inverse of the throughput), so
+  // errors stay errors of times.
+  for (const auto& run : load_published_inference_runs(path)) {
+    const ModelVariant* use = &variant;
+    std::string model = variant.name;
+    if (variant.profile) {
+      try {
+        for (const auto& w : check_profile_applies(*variant.profile, run.scenario.system, force)) {
+          report.notes.push_back(run.id + ": accepted with --force: " + w);
+        }
+      } catch (const InputError&) {
+        use = &datasheet;
+        model = "datasheet (profile is for " + variant.profile->gpu + ")";
+      }
+    }
+    const auto collectives = make_collective_model(default_collective_model(), run.scenario.system, use->cost, use->nccl);
+    InferencePredictorOptions options;
+    options.cost = use->cost;
+    options.collectives = collectives.get();
+    options.time_series = false;
+    const InferencePrediction p = predict_inference(run.scenario, options);
+    // With a profile, a first-token row carries the prefill step's interval and a throughput row
+    // the decode step's (the static run's time is dominated by its decode steps).
+    std::optional<double> ttft_half;
+    std::optional<double> tpot_half;
+    if (use->profile) {
+      const InferenceIntervals intervals = inference_intervals(*use->profile, run.scenario, p, 0.9);
+      ttft_half = intervals.prefill.relative_half_width;
+      tpot_half = intervals.decode.relative_half_width;
+    }
+    if (run.measured_ttft_s > 0.0) {
+      report.rows.push_back(
+          ValidationRow{path, "inference.ttft", run.id, model, run.measured_ttft_s, p.ttft.mean.value(), ttft_half});
+    }
+    if (run.measured_tokens_per_s_per_gpu > 0.0) {
+      const double predicted = p.output_tokens_per_s / run.scenario.system.gpus;
+      report.rows.push_back(ValidationRow{path, "inference.time_per_output_token_per_gpu", run.id, model,
+                                          1.0 / run.measured_tokens_per_s_per_gpu, 1.0 / predicted, tpot_half});
+    }
   }
 }
 
@@ -329,10 +366,13 @@ std::string format_validation(const ValidationReport& report, ReportFormat forma
     if (r.half_width_90) out += fmt::format("  {:>4.1f}%", 100.0 * *r.half_width_90);
     out += "\n";
   }
-  out += fmt::format("\n{:<28} {:>6}  {:>9}  {:>9}  {:>8}\n", "component", "points", "mean|err|", "max|err|", "bias");
+  std::size_t name_width = 9;
+  for (const auto& c : report.components) name_width = std::max(name_width, c.component.size());
+  out += fmt::format("\n{:<{}} {:>6}  {:>9}  {:>9}  {:>8}\n", "component", name_width, "points", "mean|err|", "max|err|",
+                     "bias");
   for (const auto& c : report.components) {
-    out += fmt::format("{:<28} {:>6}  {:>8.1f}%  {:>8.1f}%  {:>+7.1f}%\n", c.component, c.stats.n, 100.0 * c.stats.mean_abs,
-                       100.0 * c.stats.max_abs, 100.0 * c.stats.bias);
+    out += fmt::format("{:<{}} {:>6}  {:>8.1f}%  {:>8.1f}%  {:>+7.1f}%\n", c.component, name_width, c.stats.n,
+                       100.0 * c.stats.mean_abs, 100.0 * c.stats.max_abs, 100.0 * c.stats.bias);
   }
   if (!report.components.empty()) {
     const auto& all = report.components.back();

@@ -4,8 +4,10 @@
 // model predicts longer).
 //
 // Sources: harness files and nccl-tests logs (through validation/calibration.h's reader), and
-// published-runs files (training rows through the training predictor with the mapping of
-// simulator/published_runs.h). A model variant (simulator/calibration_profile.h) supplies the
+// published-runs files with the mapping of simulator/published_runs.h: training rows through the
+// training predictor (component training.step_time), inference rows through the inference
+// predictor (inference.ttft for first-token rows; inference.time_per_output_token_per_gpu, the
+// inverse of output tokens/s per GPU, for throughput rows). A model variant (simulator/calibration_profile.h) supplies the
 // constants: "datasheet" or a profile's. A published run the profile does not apply to (another
 // GPU or system) is predicted with the datasheet constants and says so in its `model` column.
 //
@@ -69,7 +71,7 @@ struct ValidationReport {
 void validate_measurements(const LoadedMeasurements& measurements, const ModelVariant& variant, const Holdout& holdout,
                            const CalibrationRequest& fit_options, ValidationReport& report);
 
-// The training rows of a published-runs file; its inference rows are listed in the notes.
+// The training and inference rows of a published-runs file.
 void validate_published_runs(const std::string& path, const ModelVariant& variant, bool force,
                              ValidationReport& report);
 

@@ -66,7 +66,7 @@ void run_predict(const PredictOptions& options, std::ostream& out) {
     inference.cost = variant.cost;
     inference.collectives = collectives.get();
     const InferencePrediction prediction = predict_inference(scenario, inference);
-    out << inference_report(scenario, prediction, format);
+    out << calibrated_inference_report(scenario, prediction, format, variant);
     out.flush();
     if (options.strict && !prediction.fits) {
       throw InfeasibleError(fmt::format("{}: needs {:.1f} GB per GPU; the GPU has {:.1f} GB", scenario.name,
