@@ -88,6 +88,10 @@ CollectiveDataset collective_dataset(const NcclTestsLog& log, const SystemSpec& 
   CollectiveDataset d;
   d.source = log.source;
   d.system = system;
+  // A run with NVLS switched off ran without it, whatever the system offers.
+  if (const auto it = log.nccl_env.find("NCCL_NVLS_ENABLE"); it != log.nccl_env.end() && it->second == "0") {
+    d.system.nvlink_sharp = false;
+  }
   const GroupLayout group = collective_group(d.system, n, ranks_per_node, log.source);
   d.fabric = derive_fabric_figures(d.system);
   std::vector<Diagnostic> failed;

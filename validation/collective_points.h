@@ -43,7 +43,8 @@ struct CollectiveDataset {
 GroupLayout collective_group(SystemSpec& system, int ranks, int ranks_per_node, const std::string& source);
 
 // Every row of an nccl-tests log. The rank count is the log's device list, else the one its
-// busbw/algbw ratio implies, else `ranks` (0: an InputError asking for --ranks).
+// busbw/algbw ratio implies, else `ranks` (0: an InputError asking for --ranks). A log that
+// records NCCL_NVLS_ENABLE=0 (NcclTestsLog::nccl_env) runs on the system without NVLS.
 CollectiveDataset collective_dataset(const NcclTestsLog& log, const SystemSpec& system, int ranks_per_node = 0,
                                      int ranks = 0);
 

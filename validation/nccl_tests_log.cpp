@@ -208,6 +208,15 @@ NcclTestsLog parse_nccl_tests_log(std::string_view text, const std::string& sour
     const auto words = split_words(it->second);
     if (!words.empty()) log.op = collective_op_from_name(words[0]);
   }
+  // NCCL_* settings: the fixture header's `env:` line (`NCCL_NVLS_ENABLE=0 ...`).
+  if (auto it = log.metadata.find("env"); it != log.metadata.end()) {
+    for (auto w : split_words(it->second)) {
+      const auto eq = w.find('=');
+      if (w.starts_with("NCCL_") && eq != std::string_view::npos) {
+        log.nccl_env[std::string(w.substr(0, eq))] = std::string(w.substr(eq + 1));
+      }
+    }
+  }
 
   Layout layout;
   int max_rank = -1;
@@ -255,6 +264,15 @@ NcclTestsLog parse_nccl_tests_log(std::string_view text, const std::string& sour
     if (words.size() >= 3 && words[0] == "NCCL" && words[1] == "version") {
       log.nccl_version = std::string(words[2]);
       continue;
+    }
+    // NCCL_DEBUG=INFO prints "... NCCL INFO NCCL_NVLS_ENABLE set by environment to 0."
+    for (std::size_t w = 0; w + 5 < words.size(); ++w) {
+      if (words[w].starts_with("NCCL_") && words[w + 1] == "set" && words[w + 2] == "by" &&
+          words[w + 3] == "environment" && words[w + 4] == "to") {
+        std::string_view value = words[w + 5];
+        if (value.ends_with('.')) value.remove_suffix(1);
+        log.nccl_env[std::string(words[w])] = std::string(value);
+      }
     }
     for (auto x : words) {
       if (x.ends_with("_perf") && !log.op) log.op = collective_op_from_name(x);

@@ -56,6 +56,9 @@ struct NcclTestsLog {
   int gpus_per_thread = 0;                     // nGpus (-g): >1 means one thread drove several GPUs
   std::string nccl_version;                    // "2.26.6+cuda12.8", "2.19.3"; empty when not printed
   bool reduced_table = false;                  // author kept only size/time/algbw/busbw
+  // NCCL_* environment settings the log records: the fixture header's `env:` line and NCCL_DEBUG
+  // lines "NCCL_X set by environment to V". collective_dataset() honours NCCL_NVLS_ENABLE=0.
+  std::map<std::string, std::string> nccl_env;
   std::vector<NcclTestsRow> rows;
 };
 

@@ -4,6 +4,8 @@
 #include <string>
 
 #include "simulator/diagnostics.h"
+#include "tests/support/reference_systems.h"
+#include "validation/collective_points.h"
 #include "validation/nccl_tests_log.h"
 
 using namespace stepcast;
@@ -98,6 +100,28 @@ TEST_CASE("headers give the thread and GPU counts and the NCCL version") {
   CHECK(g8.nccl_version == "2.19.3");
   const auto dranet = read_nccl_tests_log(kRef + "dranet_b200_2x8_allgather.txt");
   CHECK(dranet.nccl_version == "2.26.6+cuda12.8");
+}
+
+TEST_CASE("NCCL settings are read from the fixture's env line and from NCCL_DEBUG lines") {
+  // coreweave/nccl-tests' GB200 runs set NCCL_NVLS_ENABLE=0 (the fixture's `# env:` line).
+  const auto cw = read_nccl_tests_log(kRef + "cw_gb200_nvl72_2rack_allreduce.txt");
+  CHECK(cw.nccl_env.at("NCCL_NVLS_ENABLE") == "0");
+  CHECK(cw.nccl_env.at("NCCL_COLLNET_ENABLE") == "0");
+  // A log kept with NCCL_DEBUG=INFO says what the environment set.
+  const auto debug = parse_nccl_tests_log(
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1\n"
+      "node1:123:123 [0] NCCL INFO NCCL_NVLS_ENABLE set by environment to 0.\n"
+      "node1:123:123 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "           8             2     float     sum      -1    10.00    0.00    0.00      0    10.00    0.00    0.00      0\n",
+      "debug.txt");
+  CHECK(debug.nccl_env.at("NCCL_NVLS_ENABLE") == "0");
+  CHECK(debug.nccl_env.at("NCCL_ALGO") == "Ring");
+  CHECK(read_nccl_tests_log(kRef + "aws_p5_2x8_allreduce.txt").nccl_env.count("NCCL_NVLS_ENABLE") == 0);
+  // The dataset then runs on the system without NVLS, as the log did.
+  const auto d = collective_dataset(cw, test::gb200_nvl72(2, true));
+  CHECK_FALSE(d.system.nvlink_sharp);
+  CHECK(collective_dataset(read_nccl_tests_log(kRef + "aws_p5_2x8_allreduce.txt"), test::aws_p5(2)).system.nvlink_sharp);
 }
 
 TEST_CASE("noise inside the table is skipped, not read as results") {
