@@ -16,6 +16,7 @@
 #include "simulator/prediction_interval.h"
 #include "simulator/published_runs.h"
 #include "simulator/training_predictor.h"
+#include "validation/kernel_fit.h"
 
 namespace stepcast {
 
@@ -96,6 +97,51 @@ std::string to_string(const Holdout& h) {
   return "?";
 }
 
+namespace {
+
+// A holdout fit for an attention implementation that does not set the model's constants
+// (stepcast's own flash kernels: validation/kernel_fit.h fits cuDNN's): the one compute efficiency
+// its kernels read (flash.fwd_eta.<arch> or flash.bwd_eta.<arch>), from its training points
+// alone, by least squares on relative errors with the kernel gap g held:
+//   t_i(eta) = a_i / eta + g, a_i = (t_i(eta0) - g) * eta0  (compute-bound points)
+//   1/eta = sum (a_i/m_i)(1 - g/m_i) / sum (a_i/m_i)^2.
+// This checks the model's shape terms (FLOPs, causal halving, head count and dimension) on
+// shapes the fit did not see; the fitted value is the implementation's own, never the profile's.
+std::optional<std::pair<std::string, CostParameters>> own_attention_efficiency(const std::vector<KernelPoint>& train,
+                                                                               const GpuSpec& gpu,
+                                                                               const CostParameters& params) {
+  if (train.size() < 2) return std::nullopt;
+  const std::string name = efficiency_constant(train.front().op, gpu.architecture);
+  if (name.empty()) return std::nullopt;
+  double eta0 = 0.0;
+  CostParameters copy = params;
+  copy.for_each_constant([&](std::string_view n, double& v, std::string_view) {
+    if (n == name) eta0 = v;
+  });
+  if (!(eta0 > 0.0)) return std::nullopt;
+  const double g = params.kernel_gap_s;
+  double num = 0.0;
+  double den = 0.0;
+  for (const auto& p : train) {
+    const double a = (predict_kernel(p, gpu, params) - g) * eta0;
+    if (!(a > 0.0) || !(p.measured_s > 0.0)) return std::nullopt;
+    num += (a / p.measured_s) * (1.0 - g / p.measured_s);
+    den += (a / p.measured_s) * (a / p.measured_s);
+  }
+  if (!(num > 0.0) || !(den > 0.0)) return std::nullopt;
+  const double eta = den / num;
+  copy.for_each_constant([&](std::string_view n, double& v, std::string_view) {
+    if (n == name) v = eta;
+  });
+  return std::make_pair(name, copy);
+}
+
+bool is_other_attention_implementation(const std::string& component) {
+  return component.rfind("attention.forward.", 0) == 0 || component.rfind("attention.backward.", 0) == 0;
+}
+
+}  // namespace
+
 void validate_measurements(const LoadedMeasurements& m, const ModelVariant& variant, const Holdout& holdout,
                            const CalibrationRequest& fit_options, ValidationReport& report) {
   require_profile_applies(variant, m.gpu, m.system ? m.system->name : std::string(), fit_options.force, report.notes);
@@ -134,12 +180,46 @@ void validate_measurements(const LoadedMeasurements& m, const ModelVariant& vari
       report.fitted_points += static_cast<int>(train.size());
       report.fitted.insert(report.fitted.end(), f.fitted.begin(), f.fitted.end());
     }
+    // Other attention implementations get their own efficiency from their own training points.
+    std::map<std::string, CostParameters> own;
+    if (fit) {
+      std::map<std::string, std::vector<KernelPoint>> by_component;
+      for (std::size_t i = 0; i < m.kernels.size(); ++i) {
+        if (!test[i] && is_other_attention_implementation(m.kernels[i].component)) {
+          by_component[m.kernels[i].component].push_back(m.kernels[i]);
+        }
+      }
+      for (const auto& [component, points] : by_component) {
+        const auto fitted = own_attention_efficiency(points, m.gpu, params);
+        if (!fitted) continue;
+        own[component] = fitted->second;
+        double value = 0.0;
+        double datasheet = 0.0;
+        fitted->second.for_each_constant([&](std::string_view n, const double& v, std::string_view) {
+          if (n == fitted->first) value = v;
+        });
+        variant.cost.for_each_constant([&](std::string_view n, const double& v, std::string_view) {
+          if (n == fitted->first) datasheet = v;
+        });
+        report.fitted.push_back(FittedValue{fitted->first + " [" + component + " only]", value, datasheet, "1",
+                                            fmt::format("{} ({} points)", component, points.size())});
+        report.notes.push_back(fmt::format("{}: its own efficiency was fitted on its {} training points and predicts its "
+                                           "held-out shapes (model column 'own efficiency'); it is not the profile's "
+                                           "constant, which cuDNN's fused attention sets",
+                                           component, points.size()));
+      }
+    }
     for (std::size_t i = 0; i < m.kernels.size(); ++i) {
       if (!test[i]) continue;
       const KernelPoint& k = m.kernels[i];
+      const auto o = own.find(k.component);
+      const bool with_own = o != own.end();
       report.rows.push_back(ValidationRow{k.source, k.component, k.label,
-                                          holdout.kind == Holdout::Kind::by_group_size ? variant.name : model,
-                                          k.measured_s, predict_kernel(k, m.gpu, params), std::nullopt});
+                                          holdout.kind == Holdout::Kind::by_group_size ? variant.name
+                                          : with_own                                    ? model + " (own efficiency)"
+                                                                                        : model,
+                                          k.measured_s, predict_kernel(k, m.gpu, with_own ? o->second : params),
+                                          std::nullopt});
     }
   }
 

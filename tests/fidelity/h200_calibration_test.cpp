@@ -101,3 +101,35 @@ TEST_CASE("a profile of the whole H200 run names the GPU, fits every GEMM precis
   // shape, README): validated, never fitted.
   for (const auto& v : p.cost_parameters) CHECK(v.name.rfind("flash.", 0) != 0);
 }
+
+TEST_CASE("H200 harness attention: fitted on every other shape, held-out flash forward and backward within 10%") {
+  // The attention kernels the harness measured on several shapes are stepcast's own flash
+  // kernels (cuDNN's fused SDPA has one point, run-52730d9b4f49): 8 forward and 8 backward
+  // shapes (batch 2-16, 1k-8k tokens, causal and not, head dims 64 and 128). Every other shape,
+  // in increasing time, fits the implementation's own efficiency (validate_measurements); the
+  // model's FLOP count, causal halving and head terms then predict the held-out shapes. Measured:
+  // forward mean 2.8% / max 7.3%, backward 3.9% / 7.9% (3 held out each); the check is
+  // the issue's 10% on the mean and every point within 10%. The paged decode kernel is reported,
+  // not held to it: it has a ~0.6 ms floor at any size that no term of the model describes.
+  CalibrationRequest request;
+  request.inputs = {kRun + "attention.json", "scenarios/calibration/h200-sxm-141gb/run-52730d9b4f49/attention-quick.json"};
+  const LoadedMeasurements m = load_measurements(request);
+  ValidationReport report;
+  validate_measurements(m, datasheet_variant(), parse_holdout("every-other"), request, report);
+  std::map<std::string, std::pair<double, int>> by;
+  for (const auto& r : report.rows) {
+    std::printf("  %-36s %-70s measured %9.1f us  %+6.1f%%\n", r.component.c_str(), r.label.c_str(), r.measured_s * 1e6,
+                100 * r.error());
+    if (r.component.rfind("attention.forward.", 0) != 0 && r.component.rfind("attention.backward.", 0) != 0) continue;
+    CAPTURE(r.label);
+    CHECK(std::fabs(r.error()) <= 0.10);
+    by[r.component].first += std::fabs(r.error());
+    ++by[r.component].second;
+  }
+  for (const char* c : {"attention.forward.stepcast_flash", "attention.backward.stepcast_flash"}) {
+    CAPTURE(c);
+    REQUIRE(by[c].second >= 3);
+    std::printf("  %-36s held out %d: mean |err| %.1f%%\n", c, by[c].second, 100 * by[c].first / by[c].second);
+    CHECK(by[c].first / by[c].second <= 0.10);
+  }
+}
