@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -174,37 +176,43 @@ Seconds Topology::path_latency(int from_gpu, int to_gpu) const {
 
 Bandwidth Topology::bottleneck_bandwidth(const std::vector<int>& from, const std::vector<int>& to,
                                          unsigned links) const {
+  // Integer capacities: Boost's push-relabel checks flow conservation with exact equality (an
+  // assertion in debug builds), which floating-point capacities break. Megabytes per second keep
+  // every link exact to 1 MB/s, far below any bandwidth we model.
+  using Capacity = std::int64_t;
   using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
   using FlowGraph = boost::adjacency_list<
       boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-      boost::property<boost::edge_capacity_t, double,
-                      boost::property<boost::edge_residual_capacity_t, double,
+      boost::property<boost::edge_capacity_t, Capacity,
+                      boost::property<boost::edge_residual_capacity_t, Capacity,
                                       boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
   const std::size_t n = boost::num_vertices(m_graph);
   FlowGraph flow(n + 2);
   auto capacity = boost::get(boost::edge_capacity, flow);
   auto reverse = boost::get(boost::edge_reverse, flow);
-  auto add_arc = [&](std::size_t u, std::size_t v, double c) {
+  auto add_arc = [&](std::size_t u, std::size_t v, Capacity c) {
     const auto e = boost::add_edge(u, v, flow).first;
     const auto r = boost::add_edge(v, u, flow).first;
     capacity[e] = c;
-    capacity[r] = 0.0;
+    capacity[r] = 0;
     reverse[e] = r;
     reverse[r] = e;
   };
-  // Bandwidths in GB/s inside the flow, to keep push-relabel's arithmetic well scaled.
-  constexpr double kScale = 1e-9;
+  constexpr double kBytesPerSecondPerUnit = 1e6;
+  Capacity total = 0;
   for (auto [it, end] = boost::edges(m_graph); it != end; ++it) {
     if ((link_bit(m_graph[*it].kind) & links) == 0) continue;
-    add_arc(boost::source(*it, m_graph), boost::target(*it, m_graph), m_graph[*it].bandwidth.value() * kScale);
+    const auto c = static_cast<Capacity>(std::llround(m_graph[*it].bandwidth.value() / kBytesPerSecondPerUnit));
+    add_arc(boost::source(*it, m_graph), boost::target(*it, m_graph), c);
+    total += c;
   }
   const std::size_t source = n;
   const std::size_t sink = n + 1;
-  const double unbounded = std::numeric_limits<double>::max() / 4.0;
+  const Capacity unbounded = total + 1;  // more than any cut through the topology's own links
   for (int g : from) add_arc(source, gpu(g), unbounded);
   for (int g : to) add_arc(gpu(g), sink, unbounded);
-  const double gbps = boost::push_relabel_max_flow(flow, source, sink);
-  return Bandwidth(gbps / kScale);
+  const Capacity units = boost::push_relabel_max_flow(flow, source, sink);
+  return Bandwidth(static_cast<double>(units) * kBytesPerSecondPerUnit);
 }
 
 Bandwidth Topology::bisection_bandwidth() const {

@@ -6,10 +6,8 @@
 
 #include <doctest/doctest.h>
 
-#include <algorithm>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <string>
 
 #include "simulator/diagnostics.h"
 #include "simulator/sweep_file.h"
@@ -33,26 +31,5 @@ std::string message_of(const std::filesystem::path& file) {
 }  // namespace
 
 TEST_CASE("every broken sweep file fails with exactly its golden message") {
-  REQUIRE(std::filesystem::is_directory(kCases));
-  std::vector<std::filesystem::path> cases;
-  for (const auto& entry : std::filesystem::directory_iterator(kCases)) {
-    if (entry.path().extension() == ".yaml") cases.push_back(entry.path());
-  }
-  std::sort(cases.begin(), cases.end());
-  CHECK(cases.size() >= 10);
-  const bool regenerate = std::getenv("STEPCAST_REGENERATE_GOLDEN") != nullptr;
-  for (const auto& file : cases) {
-    const std::string actual = message_of(file);
-    auto expected_path = file;
-    expected_path.replace_extension(".expected");
-    if (regenerate) {
-      std::ofstream(expected_path, std::ios::binary) << actual << "\n";
-      continue;
-    }
-    REQUIRE_MESSAGE(std::filesystem::exists(expected_path), "missing " << expected_path.string());
-    std::string expected = test::read_file(expected_path);
-    if (!expected.empty() && expected.back() == '\n') expected.pop_back();
-    CHECK_MESSAGE(actual == expected, file.string() << " differs from its .expected file:\n"
-                                                    << test::line_diff(expected, actual));
-  }
+  test::check_golden_messages(kCases, ".yaml", 10, message_of);
 }
