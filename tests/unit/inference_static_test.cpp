@@ -62,7 +62,8 @@ TEST_CASE("static mode memory: the batch's KV at full length, and how many such 
   CHECK(p.fits);
   // What is left after weights etc. holds max_concurrent_sequences sequences of 2048 tokens, and
   // not one more.
-  const double free = 80e9 - (p.memory.weights + p.memory.activations + p.memory.buffers + p.memory.fragmentation).value();
+  // The H100's capacity is what CUDA reports (catalog: 85520809984 bytes).
+  const double free = 85520809984.0 - (p.memory.weights + p.memory.activations + p.memory.buffers + p.memory.fragmentation).value();
   CHECK(p.max_concurrent_sequences == static_cast<int>(free / (2048.0 * 524288.0)));
 
   // A batch beyond that does not fit, and says so.
