@@ -1,6 +1,7 @@
 #include "simulator/calibrated_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "simulator/inference_report.h"
@@ -34,6 +35,7 @@ nlohmann::ordered_json interval_json(const PredictionInterval& interval, double 
   i["covered_share"] = round_significant(interval.covered_share);
   i["not_covered"] = interval.not_covered;
   i["too_few_points"] = interval.too_few_points;
+  i["extrapolated"] = interval.extrapolated;
   return i;
 }
 
@@ -80,9 +82,12 @@ std::string calibrated_inference_report(const Scenario& scenario, const Inferenc
       std::string header = base.substr(0, newline);
       std::string row = base.substr(newline + 1);
       while (!row.empty() && row.back() == '\n') row.pop_back();
-      header += ",model,ttft_interval_90,tpot_interval_90";
-      row += fmt::format(",{},{},{}", csv_field(variant.name), half_width_field(intervals.prefill),
-                         half_width_field(intervals.decode));
+      header += ",model,ttft_interval_90,tpot_interval_90,extrapolated";
+      std::vector<std::string> extrapolated;
+      for (const auto& e : intervals.prefill.extrapolated) extrapolated.push_back("prefill " + e);
+      for (const auto& e : intervals.decode.extrapolated) extrapolated.push_back("decode " + e);
+      row += fmt::format(",{},{},{},{}", csv_field(variant.name), half_width_field(intervals.prefill),
+                         half_width_field(intervals.decode), csv_field(fmt::format("{}", fmt::join(extrapolated, ";"))));
       return header + "\n" + row + "\n";
     }
   }

@@ -11,7 +11,8 @@
 //          none), extrapolated (";"-separated).
 // Inference reports get the same, with the intervals of the time to first token (the prefill
 // step) and of the time per output token (the decode step): table lines, a JSON "calibration"
-// object with "ttft" and "tpot" intervals, CSV columns model, ttft_interval_90, tpot_interval_90.
+// object with "ttft" and "tpot" intervals (each with its "extrapolated" list), CSV columns model,
+// ttft_interval_90, tpot_interval_90, extrapolated ("prefill ..."/"decode ..." entries, ";"-separated).
 // Reports made with the "datasheet" variant are the plain report, unchanged.
 
 #include <string>

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "model/inference_ops.h"
+#include "model/inference_shape.h"
 #include "model/layer_ops.h"
 #include "model/layer_shape.h"
 #include "model/op_time.h"
@@ -47,6 +49,10 @@ std::string PredictionInterval::describe(double value, const std::string& unit) 
   std::vector<std::string> notes;
   notes.push_back(fmt::format("the profile covers {:.0f}% of it", 100.0 * covered_share));
   if (!not_covered.empty()) notes.push_back("not covered: " + fmt::format("{}", fmt::join(not_covered, ", ")));
+  if (relative_half_width && !too_few_points.empty()) {
+    notes.push_back(fmt::format("too few points for a {:.0f}% interval, so not covered: {}", 100.0 * level,
+                                fmt::join(too_few_points, ", ")));
+  }
   if (!extrapolated.empty()) notes.push_back("extrapolated: " + fmt::format("{}", fmt::join(extrapolated, "; ")));
   return out + " (" + fmt::format("{}", fmt::join(notes, "; ")) + ")";
 }
@@ -65,16 +71,16 @@ void weigh(PredictionInterval& out, const CalibrationProfile& profile, const std
       out.not_covered.push_back(c);
       continue;
     }
-    out.covered_share += share;
     const auto q = cal->held_out.half_width(out.level);
     if (!q) {
       out.too_few_points.push_back(fmt::format("{} ({} points)", c, cal->held_out.n));
       continue;
     }
+    out.covered_share += share;
     half += share * *q;
   }
   std::sort(out.shares.begin(), out.shares.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (out.too_few_points.empty() && out.covered_share > 0.0) out.relative_half_width = half;
+  if (out.covered_share > 0.0) out.relative_half_width = half;
 }
 
 PredictionInterval step_interval(const CalibrationProfile& profile, const StepBreakdown& step, const std::string& gemm,
@@ -93,6 +99,31 @@ PredictionInterval step_interval(const CalibrationProfile& profile, const StepBr
   return out;
 }
 
+void note_outside(PredictionInterval& out, const CalibrationProfile& profile, const std::string& component,
+                  const std::map<std::string, double>& quantities) {
+  const ComponentCalibration* cal = profile.component(component);
+  if (cal == nullptr) return;
+  for (const auto& e : cal->coverage.outside(quantities)) {
+    const std::string line = component + ": " + e;
+    if (std::find(out.extrapolated.begin(), out.extrapolated.end(), line) == out.extrapolated.end()) {
+      out.extrapolated.push_back(line);
+    }
+  }
+}
+
+// What one inference step runs beyond the profile's measured range: its weight GEMMs' m, n, k
+// (m = the step's tokens) and its attention's context length and head size.
+void note_step_extrapolation(PredictionInterval& out, const CalibrationProfile& profile, const InferenceShape& shape,
+                             double tokens, const std::string& attention, double context) {
+  if (tokens > 0.0) {
+    for (const Op& op : inference_layer_ops(shape, tokens, shape.moe_layers > 0)) {
+      if (op.kind != OpKind::gemm) continue;
+      note_outside(out, profile, kernel_component(op, profile), {{"m", op.gemm.m}, {"n", op.gemm.n}, {"k", op.gemm.k}});
+    }
+  }
+  if (context > 0.0) note_outside(out, profile, attention, {{"seq_kv", context}, {"head_dim", shape.head_dim}});
+}
+
 }  // namespace
 
 InferenceIntervals inference_intervals(const CalibrationProfile& profile, const Scenario& scenario,
@@ -101,6 +132,20 @@ InferenceIntervals inference_intervals(const CalibrationProfile& profile, const 
   InferenceIntervals out;
   out.prefill = step_interval(profile, prediction.prefill_step, gemm, "attention.forward", level);
   out.decode = step_interval(profile, prediction.decode_step, gemm, "attention.decode", level);
+
+  // The steps the breakdowns describe (model/prediction.h): static mode prefills the whole batch
+  // and decodes it at its mean context; serving prefills one mean prompt and decodes max_batch
+  // sequences of mean length.
+  const InferenceWorkload& w = scenario.inference();
+  const bool serving = w.mode == InferenceMode::serving;
+  const double input = serving ? w.serving.input_len.mean : w.input_len;
+  const double output = serving ? w.serving.output_len.mean : w.output_len;
+  const double batch = serving ? w.serving.max_batch : w.batch;
+  const InferenceShape shape =
+      make_inference_shape(scenario.model, scenario.parallel, scenario.precision, InferenceCostParameters{});
+  note_step_extrapolation(out.prefill, profile, shape, serving ? input : batch * input, "attention.forward", input);
+  note_step_extrapolation(out.decode, profile, shape, batch, "attention.decode",
+                          input > 0.0 ? input + output / 2.0 : 0.0);
   return out;
 }
 

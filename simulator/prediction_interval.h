@@ -18,7 +18,9 @@
 // The half-width at level q is sum_c share_c x held-out |error| quantile_c(q) (residual_stats.h):
 // the errors of components are taken to add up, not to cancel, which is conservative. Components
 // the profile has no residuals for are listed as not covered (the interval says nothing about
-// them), and when a covered component has too few points for level q there is no interval.
+// them); a component with too few held-out points for level q (a single cuDNN attention shape) is
+// left out the same way and listed in too_few_points. Only when no component has enough points is
+// there no interval at all.
 //
 // Extrapolation: each GEMM shape, the attention sequence length and head size, and the TP/DP group
 // sizes and message sizes are checked against the coverage of their component.
@@ -37,11 +39,11 @@ namespace stepcast {
 
 struct PredictionInterval {
   double level = 0.9;
-  std::optional<double> relative_half_width;              // absent: too few points for this level
-  double covered_share = 0.0;                             // of the value, by components with residuals
+  std::optional<double> relative_half_width;              // absent: no component has enough points
+  double covered_share = 0.0;                             // of the value, by components in the interval
   std::vector<std::pair<std::string, double>> shares;     // component -> share of the value
   std::vector<std::string> not_covered;                   // components without residuals in the profile
-  std::vector<std::string> too_few_points;                // covered, but too few points for `level`
+  std::vector<std::string> too_few_points;                // in the profile, too few points for `level`: left out
   std::vector<std::string> extrapolated;                  // "gemm.bf16: k = 53248 above the measured 512..16384"
 
   // "13.7 s ± 4.1% at 90% (covers 93% of the step; not covered: other; extrapolated: ...)"
@@ -58,7 +60,9 @@ PredictionInterval training_interval(const CalibrationProfile& profile, const Sc
 // -> gemm.<compute precision>; attention -> attention.forward (prefill) or attention.decode
 // (decode); tp_comm -> collective.all_reduce; pp_comm -> collective.send_recv; overhead -> not
 // covered. Queueing in a serving run adds time no kernel residual describes: the intervals are
-// of the step costs.
+// of the step costs. Extrapolation: each step's weight GEMMs (m = the step's tokens: the static
+// batch's prompts for prefill, the batch for decode; serving: one mean prompt, max_batch) and its
+// attention's context length and head size against the profile's coverage.
 struct InferenceIntervals {
   PredictionInterval prefill;
   PredictionInterval decode;

@@ -133,3 +133,33 @@ TEST_CASE("H200 harness attention: fitted on every other shape, held-out flash f
     CHECK(by[c].first / by[c].second <= 0.10);
   }
 }
+
+TEST_CASE("the committed H200 profile is what `stepcast calibrate` fits from the committed files today") {
+  // scenarios/calibration/h200-sxm-141gb/profile.json, made by the command in the README there.
+  // When the fit changes, this fails until the profile is regenerated with that command.
+  const std::string dir = "scenarios/calibration/h200-sxm-141gb/";
+  const CalibrationProfile committed = load_profile(dir + "profile.json");
+  CalibrationRequest request;
+  for (const auto& in : committed.inputs) request.inputs.emplace_back(in.path);
+  REQUIRE(request.inputs.size() == 7);
+  request.name = committed.name;
+  const CalibrationProfile fresh = calibrate(request);
+  CHECK(fresh.gpu == committed.gpu);
+  REQUIRE(fresh.inputs.size() == committed.inputs.size());
+  for (std::size_t i = 0; i < fresh.inputs.size(); ++i) {
+    CAPTURE(fresh.inputs[i].path);
+    CHECK(fresh.inputs[i].sha256 == committed.inputs[i].sha256);  // the measurement files are unedited
+  }
+  REQUIRE(fresh.cost_parameters.size() == committed.cost_parameters.size());
+  for (std::size_t i = 0; i < fresh.cost_parameters.size(); ++i) {
+    CAPTURE(fresh.cost_parameters[i].name);
+    CHECK(fresh.cost_parameters[i].name == committed.cost_parameters[i].name);
+    CHECK(fresh.cost_parameters[i].value == doctest::Approx(committed.cost_parameters[i].value).epsilon(1e-3));
+  }
+  REQUIRE(fresh.components.size() == committed.components.size());
+  for (std::size_t i = 0; i < fresh.components.size(); ++i) {
+    CAPTURE(fresh.components[i].name);
+    CHECK(fresh.components[i].held_out.mean_abs ==
+          doctest::Approx(committed.components[i].held_out.mean_abs).epsilon(1e-3));
+  }
+}

@@ -200,9 +200,20 @@ TEST_CASE("the step-time interval weighs each component's held-out quantile by i
   for (const auto& x : i.extrapolated) k_outside |= x.find("k = ") != std::string::npos;
   CHECK(k_outside);
   CHECK(i.describe(pred.step_time.value(), "s").find("at 90%") != std::string::npos);
-  // With a component of 9 points there is no 90% interval: ceil(10 * 0.9) = 9 is fine, so use 8.
+  // A component with 8 points has no 90% quantile (ceil(9 * 0.9) = 9 > 8): it is left out of the
+  // interval like an uncovered one, and named; the other component still gives one.
   p.components.back().held_out = summarize_residuals(std::vector<double>(8, 0.1));
   const PredictionInterval few = training_interval(p, sc, pred, CostParameters{}, 0.9);
-  CHECK_FALSE(few.relative_half_width.has_value());
-  CHECK(few.describe(1.0, "s").find("too few calibration points") != std::string::npos);
+  REQUIRE(few.relative_half_width.has_value());
+  CHECK(*few.relative_half_width == doctest::Approx(0.04 * gemm_share));
+  CHECK(few.covered_share == doctest::Approx(gemm_share));
+  REQUIRE(few.too_few_points.size() == 1);
+  CHECK(few.too_few_points.front().find("collective.all_reduce") == 0);
+  CHECK(few.describe(1.0, "s").find("too few points for a 90% interval, so not covered: collective.all_reduce") !=
+        std::string::npos);
+  // With every component short of points there is no interval at all.
+  p.components.front().held_out = summarize_residuals(std::vector<double>(8, 0.04));
+  const PredictionInterval none = training_interval(p, sc, pred, CostParameters{}, 0.9);
+  CHECK_FALSE(none.relative_half_width.has_value());
+  CHECK(none.describe(1.0, "s").find("too few calibration points") != std::string::npos);
 }
