@@ -13,16 +13,24 @@ using namespace stepcast;
 
 namespace {
 
-std::vector<std::filesystem::path> measurement_files() {
+// scenarios/calibration/<catalog_gpu>/<run>/<file>.json are measurement files;
+// scenarios/calibration/<catalog_gpu>/<name>.json are calibration profiles fitted from them
+// (checked in tests/fidelity/h200_calibration_test.cpp).
+std::vector<std::filesystem::path> calibration_files(int depth) {
   std::vector<std::filesystem::path> files;
   const std::filesystem::path root = std::filesystem::path(STEPCAST_SOURCE_DIR) / "scenarios" / "calibration";
   if (!std::filesystem::exists(root)) return files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (entry.path().extension() == ".json") files.push_back(entry.path());
+    const auto relative = std::filesystem::relative(entry.path(), root);
+    if (entry.path().extension() == ".json" && std::distance(relative.begin(), relative.end()) == depth) {
+      files.push_back(entry.path());
+    }
   }
   std::sort(files.begin(), files.end());
   return files;
 }
+
+std::vector<std::filesystem::path> measurement_files() { return calibration_files(3); }
 
 std::string text_of(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -62,3 +70,4 @@ TEST_CASE("each committed run has a passing selftest") {
     for (const Measurement& r : selftest.records) CHECK(std::get<SelftestInputs>(r.inputs).passed);
   }
 }
+
