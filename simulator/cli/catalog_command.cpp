@@ -36,6 +36,15 @@ std::string format_peak(FlopRate rate, DataType t) {
   return text;
 }
 
+// A capacity as people read it: the exact spelling when it is short ("80 GB", "192 GiB"), else
+// GiB to two decimals with the exact byte count ("79.35 GiB (85198045184 B)") in the detail view.
+std::string capacity_text(Bytes b, bool with_exact_bytes) {
+  const std::string exact = format_quantity(b.value(), Dimension::size);
+  if (exact.size() <= 8) return exact;
+  const std::string readable = fmt::format("{:.2f} GiB", b.value() / (1024.0 * 1024.0 * 1024.0));
+  return with_exact_bytes ? fmt::format("{} ({:.0f} B)", readable, b.value()) : readable;
+}
+
 std::string quantity_or(double si, Dimension d, const char* zero_word) {
   return si == 0.0 ? std::string(zero_word) : format_quantity(si, d);
 }
@@ -104,7 +113,7 @@ void list_gpus(std::ostream& out, const Catalog& c) {
     const GpuSpec& g = *c.find_gpu(name);
     out << fmt::format("{:<22} {:<10} {:>15} {:>10} {:>11} {:>12} {:>7}  {}\n", name, enum_name(g.architecture),
                        quantity_or(g.peak(DataType::bf16).value(), Dimension::flop_rate, "-"),
-                       format_quantity(g.memory.value(), Dimension::size),
+                       capacity_text(g.memory, false),
                        format_quantity(g.memory_bandwidth.value(), Dimension::bandwidth),
                        quantity_or(g.nvlink_bandwidth.value(), Dimension::bandwidth, "none"),
                        quantity_or(g.tdp_watts, Dimension::power, "?"),
@@ -121,7 +130,7 @@ void show_gpu(std::ostream& out, const Catalog& c, const std::string& name) {
     if (!g.supports(t)) continue;
     p.field("dense_peak." + std::string(to_string(t)), format_peak(g.peak(t), t));
   }
-  p.field("memory", format_quantity(g.memory.value(), Dimension::size));
+  p.field("memory", capacity_text(g.memory, true));
   p.field("memory_bandwidth", format_quantity(g.memory_bandwidth.value(), Dimension::bandwidth));
   p.field("sm_count", g.sm_count == 0 ? "unknown" : std::to_string(g.sm_count));
   p.field("l2_cache", quantity_or(g.l2_cache.value(), Dimension::size, "unknown"));
