@@ -10,8 +10,10 @@
 
 #include "simulator/calibration_profile.h"
 #include "simulator/diagnostics.h"
+#include "simulator/inference/inference_predictor.h"
 #include "simulator/prediction_interval.h"
 #include "simulator/residual_stats.h"
+#include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
 #include "tests/support/gpt3_scenario.h"
 
@@ -216,4 +218,47 @@ TEST_CASE("the step-time interval weighs each component's held-out quantile by i
   const PredictionInterval none = training_interval(p, sc, pred, CostParameters{}, 0.9);
   CHECK_FALSE(none.relative_half_width.has_value());
   CHECK(none.describe(1.0, "s").find("too few calibration points") != std::string::npos);
+}
+
+TEST_CASE("inference intervals weigh the prefill and decode steps' components and name what extrapolates") {
+  // Llama 2 7B, one H100, a static batch of 8 with 128-token prompts and 128 output tokens:
+  // prefill runs the weight GEMMs at m = 8 x 128 = 1024 tokens, decode at m = 8.
+  const Scenario sc = parse_scenario(
+      "schema_version: 1\nname: t\nmodel: llama2-7b\nsystem: {gpu: h100-sxm-80gb, gpus: 1}\nprecision: bf16\n"
+      "inference: {mode: static, batch: 8, input_len: 128, output_len: 128}\n",
+      "inline");
+  const InferencePrediction pred = predict_inference(sc);
+  CalibrationProfile p = sample_profile();  // gemm.bf16: |e| quantile 0.04 over m 512..8192, k 1024..8192
+  ComponentCalibration decode;
+  decode.name = "attention.decode";
+  decode.held_out = summarize_residuals(std::vector<double>(20, 0.20));
+  decode.coverage.include("seq_kv", 1024);
+  decode.coverage.include("seq_kv", 8192);
+  p.components.push_back(decode);
+  const InferenceIntervals i = inference_intervals(p, sc, pred, 0.9);
+
+  // Decode: GEMMs (linear + output) at 4%, attention at 20%, by their shares of the step.
+  const StepBreakdown& d = pred.decode_step;
+  const double total = d.total().value();
+  const double gemm = (d.linear + d.output).value() / total;
+  const double attention = d.attention.value() / total;
+  REQUIRE(i.decode.relative_half_width.has_value());
+  CHECK(*i.decode.relative_half_width == doctest::Approx(0.04 * gemm + 0.20 * attention));
+  CHECK(i.decode.covered_share == doctest::Approx(gemm + attention));
+  // m = 8 is below the measured 512; the mean context 128 + 64 = 192 below the measured 1024.
+  const auto has = [](const PredictionInterval& x, const std::string& s) {
+    return std::any_of(x.extrapolated.begin(), x.extrapolated.end(), [&](const std::string& e) { return e == s; });
+  };
+  CHECK(has(i.decode, "gemm.bf16: m = 8 below the measured 512..8192"));
+  CHECK(has(i.decode, "attention.decode: seq_kv = 192 below the measured 1024..8192"));
+  // Prefill: m = 1024 is measured, but k = h = 4096 is too; its FC2 reduces over f = 11008, above
+  // the measured 8192. Flash attention has no residuals here: not covered.
+  CHECK_FALSE(has(i.prefill, "gemm.bf16: m = 1024 below the measured 512..8192"));
+  CHECK(has(i.prefill, "gemm.bf16: k = 11008 above the measured 1024..8192"));
+  CHECK(std::find(i.prefill.not_covered.begin(), i.prefill.not_covered.end(), std::string("attention.forward")) !=
+        i.prefill.not_covered.end());
+  REQUIRE(i.prefill.relative_half_width.has_value());
+  CHECK(*i.prefill.relative_half_width ==
+        doctest::Approx(0.04 * (pred.prefill_step.linear + pred.prefill_step.output).value() /
+                        pred.prefill_step.total().value()));
 }
