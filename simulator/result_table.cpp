@@ -98,14 +98,40 @@ double parse_double(const std::string& text) {
   return v;
 }
 
+// RFC 4180: a cell with a comma or a quote is quoted, its quotes doubled.
+std::string csv_cell(const std::string& text) {
+  if (text.find_first_of(",\"") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The raw cells of a CSV line (quoted cells kept as written, so they are written back unchanged).
 std::vector<std::string> split_csv(const std::string& line) {
   std::vector<std::string> out;
-  std::size_t start = 0;
+  std::size_t i = 0;
   while (true) {
-    const std::size_t comma = line.find(',', start);
-    out.push_back(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+    std::size_t end = i;
+    if (end < line.size() && line[end] == '"') {
+      ++end;
+      while (end < line.size()) {
+        if (line[end] == '"' && end + 1 < line.size() && line[end + 1] == '"') {
+          end += 2;
+        } else if (line[end] == '"') {
+          ++end;
+          break;
+        } else {
+          ++end;
+        }
+      }
+    }
+    end = std::min(line.find(',', end), line.size());
+    out.push_back(line.substr(i, end - i));
+    if (end >= line.size()) break;
+    i = end + 1;
   }
   return out;
 }
@@ -120,7 +146,9 @@ std::vector<std::string> split_json_values(const std::string& line) {
     std::size_t start = colon + 2;
     std::size_t end = start;
     if (end < line.size() && line[end] == '"') {
-      end = line.find('"', end + 1) + 1;
+      ++end;
+      while (end < line.size() && line[end] != '"') end += line[end] == '\\' ? 2 : 1;
+      ++end;
     } else {
       while (end < line.size() && line[end] != ',' && line[end] != '}') ++end;
     }
@@ -178,11 +206,18 @@ void TableWriter::begin() {
   }
 }
 
-void TableWriter::row(std::uint64_t point, std::span<const double> values, std::span<const double> objectives) {
+void TableWriter::row(std::uint64_t point, std::span<const double> values, std::span<const double> objectives,
+                      std::span<const std::string> texts) {
   TableRow r;
   r.point = point;
   r.cells.reserve(m_slots.size() + objectives.size());
+  std::size_t next_text = 0;
   for (int slot : m_slots) {
+    if (slot < 0) {
+      const std::string text = next_text < texts.size() ? texts[next_text++] : std::string();
+      r.cells.push_back(m_format == TableFormat::jsonl ? json(text).dump() : csv_cell(text));
+      continue;
+    }
     const double v = values[static_cast<std::size_t>(slot)];
     std::string text = m_fields.format(slot, v);
     if (m_format == TableFormat::jsonl) {

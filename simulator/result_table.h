@@ -5,7 +5,9 @@
 //   header   what produced the rows: kind (sweep | search), name, fingerprint of the input, shard
 //            I/N, selection (all | top | pareto), K, the objectives and the columns.
 //   rows     one per configuration: `point` (its index in the full grid, which orders rows and
-//            breaks ties), the chosen fields, then objective_1..n (each objective's value).
+//            breaks ties), the chosen columns, then objective_1..n (each objective's value). A
+//            column is a field (simulator/result_fields.h) or, for a sweep axis over a key that is
+//            not one, the axis value as text.
 //   summary  counts (points, invalid, pruned, infeasible, feasible, timed, kept) and seconds.
 // CSV: the header is the first line, "# stepcast {json}", then the column names; the summary is
 // the last line, "# summary {json}" (pandas: read_csv(path, comment="#")). JSON Lines: the header
@@ -40,7 +42,7 @@ struct TableHeader {
   Selection selection = Selection::all;
   std::size_t top = 0;            // K for Selection::top
   std::vector<std::string> objectives;  // "min step_time_s", ...
-  std::vector<std::string> columns;     // field names (without point and objective_i)
+  std::vector<std::string> columns;     // field names or text columns (without point and objective_i)
 };
 
 struct TableSummary {
@@ -67,7 +69,9 @@ class TableWriter {
   TableWriter(std::ostream& out, TableFormat format, TableHeader header, const FieldTable& fields);
   // Writes the header (once, before rows).
   void begin();
-  void row(std::uint64_t point, std::span<const double> values, std::span<const double> objectives);
+  // `texts` holds, in column order, the cells of the columns that are not fields.
+  void row(std::uint64_t point, std::span<const double> values, std::span<const double> objectives,
+           std::span<const std::string> texts = {});
   // Writes a row read from another table with the same header (merge).
   void row(const TableRow& row);
   void end(const TableSummary& summary);
@@ -77,7 +81,7 @@ class TableWriter {
   TableFormat m_format;
   TableHeader m_header;
   const FieldTable& m_fields;
-  std::vector<int> m_slots;  // per column
+  std::vector<int> m_slots;  // per column; -1 for a text column
 };
 
 struct Table {

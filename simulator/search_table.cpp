@@ -31,8 +31,8 @@ TableHeader search_table_header(const Scenario& base, const SearchOptions& optio
                           options.space.max_micro_batch);
   for (const auto& o : h.objectives) identity += o + ";";
   for (const SearchCondition& c : options.constraints) identity += c.expression.text() + ";";
-  identity += fmt::format("|{}|{}|{}|{}|{}", to_string(h.selection), h.top, options.gpu_hour_usd,
-                          options.collective_model, options.exhaustive);
+  identity += fmt::format("|{}|{}|{}|{}|{}", to_string(h.selection), h.top, options.gpu_hour_usd, options.exhaustive,
+                          options.variant);
   CostParameters params = options.parameters;
   params.for_each_constant([&](std::string_view name, double value, std::string_view) {
     identity += fmt::format("{}={};", name, value);

@@ -106,9 +106,8 @@ SearchResult run_training_search(const Scenario& base, const SearchOptions& opti
   const bool bounded = !options.exhaustive && !options.pareto && objective_is_boundable(objectives.front());
 
   const LayoutSpace space(base, options.space);
-  const auto net = make_collective_model(
-      options.collective_model.empty() ? default_collective_model() : options.collective_model, base.system,
-      options.parameters);
+  const auto net = options.collectives ? options.collectives(base.system)
+                                       : default_collective_factory(options.parameters)(base.system);
   const double model_flops =
       training_step_flops(base.model, base.training().global_batch, base.training().seq_len, Recompute::none).model.value();
   const auto shard_count = static_cast<std::uint64_t>(std::max(options.shard_count, 1));

@@ -27,6 +27,7 @@
 
 #include "model/cost_parameters.h"
 #include "model/scenario.h"
+#include "simulator/collective_factory.h"
 #include "simulator/ranking.h"
 #include "simulator/result_fields.h"
 #include "simulator/run_control.h"
@@ -51,7 +52,8 @@ struct SearchOptions {
   int shard_count = 1;
   double gpu_hour_usd = 0.0;                  // for cost_per_million_tokens_usd
   CostParameters parameters;
-  std::string collective_model;               // empty: the default
+  CollectiveFactory collectives;              // empty: default_collective_factory(parameters)
+  std::string variant;                        // names the cost model in outputs ("nccl, datasheet")
   std::size_t batch = 64;                     // layouts timed between threshold updates
 };
 

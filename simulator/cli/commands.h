@@ -27,4 +27,11 @@ void add_calibrate_command(CLI::App& app, CommandSet& commands);
 // `stepcast validate MEASUREMENT... [--calibration PROFILE] [--holdout H] [--format F]` (validate_command.cpp).
 void add_validate_command(CLI::App& app, CommandSet& commands);
 
+// `stepcast search SCENARIO [...]` (search_command.cpp).
+void add_search_command(CLI::App& app, CommandSet& commands);
+// `stepcast sweep SWEEP [...]` (sweep_command.cpp).
+void add_sweep_command(CLI::App& app, CommandSet& commands);
+// `stepcast merge SHARD... [--out FILE]` (merge_command.cpp).
+void add_merge_command(CLI::App& app, CommandSet& commands);
+
 }  // namespace stepcast::cli

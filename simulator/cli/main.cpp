@@ -18,6 +18,9 @@ int main(int argc, char** argv) {
   stepcast::cli::add_predict_command(app, commands);
   stepcast::cli::add_calibrate_command(app, commands);
   stepcast::cli::add_validate_command(app, commands);
+  stepcast::cli::add_sweep_command(app, commands);
+  stepcast::cli::add_search_command(app, commands);
+  stepcast::cli::add_merge_command(app, commands);
 
   try {
     app.parse(argc, argv);

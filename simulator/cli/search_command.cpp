@@ -1,0 +1,146 @@
+// `stepcast search SCENARIO [--set key=value ...] [--objective "min step_time_s"] [--constraint EXPR ...]
+//                 [--top K | --pareto] [--threads N] [--shard I/N] [--out FILE] [--format table|csv|jsonl]
+//                 [--context-parallel] [--overlap-flags] [--max-micro-batch N] [--exhaustive]
+//                 [--gpu-hour-usd X] [--collectives MODEL] [--calibration PROFILE]`
+// Every valid training layout of the scenario's model on its GPUs at its global batch, ranked
+// (simulator/training_search.h). Prints the best layouts with their breakdowns and how many were
+// enumerated, did not fit, were fully predicted and were skipped by the bound; --out writes them
+// as a result table that `stepcast merge` joins across shards.
+
+#include <CLI/CLI.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "simulator/cli/cli_parsing.h"
+#include "simulator/cli/commands.h"
+#include "simulator/cli/model_choice.h"
+#include "simulator/cli/progress_bar.h"
+#include "simulator/diagnostics.h"
+#include "simulator/scenario_loader.h"
+#include "simulator/search_report.h"
+#include "simulator/search_table.h"
+#include "simulator/training_search.h"
+
+namespace stepcast::cli {
+namespace {
+
+struct SearchCommandOptions {
+  std::string scenario;
+  std::vector<std::string> overrides;
+  std::vector<std::string> objectives;
+  std::vector<std::string> constraints;
+  std::size_t top = 10;
+  bool pareto = false;
+  int threads = 0;
+  std::string shard;
+  std::string out;
+  std::string format = "table";
+  bool context_parallel = false;
+  bool overlap_flags = false;
+  int max_micro_batch = 0;
+  bool exhaustive = false;
+  double gpu_hour_usd = 0.0;
+  ModelChoice model;
+};
+
+void run_search(const SearchCommandOptions& o) {
+  std::vector<Override> overrides;
+  for (const auto& text : o.overrides) overrides.push_back(parse_override(text));
+  const Scenario base = load_scenario(o.scenario, overrides);
+  if (!base.is_training()) {
+    throw InputError(base.source + ": `search` explores training layouts; this is an inference scenario");
+  }
+  const ChosenModel model = choose_model(o.model, base.system);
+  for (const auto& w : model.warnings) std::cerr << "stepcast: warning: " << w << '\n';
+
+  SearchOptions options;
+  for (const auto& text : o.objectives) options.objectives.push_back(parse_objective_option(text));
+  if (options.objectives.empty()) options.objectives.push_back(parse_objective_option("min step_time_s"));
+  if (options.objectives.size() > kMaxObjectives) throw UsageError("at most 8 objectives");
+  const FieldTable& fields = FieldTable::training();
+  for (const auto& text : o.constraints) {
+    Expression e = parse_condition_option(text);
+    const FieldPhase phase = fields.phase_of(e);
+    options.constraints.push_back({std::move(e), phase});
+  }
+  for (const Objective& objective : options.objectives) {
+    for (int slot : objective.expression.slots()) {
+      if (fields.at(slot).name == "cost_per_million_tokens_usd" && o.gpu_hour_usd <= 0.0) {
+        throw UsageError("--objective '" + objective.text() + "' needs a price: add --gpu-hour-usd X");
+      }
+    }
+  }
+  options.top = o.top;
+  options.pareto = o.pareto;
+  options.threads = o.threads;
+  if (!o.shard.empty()) std::tie(options.shard_index, options.shard_count) = parse_shard(o.shard);
+  options.space.context_parallel = o.context_parallel;
+  options.space.overlap_flags = o.overlap_flags;
+  options.space.max_micro_batch = o.max_micro_batch;
+  options.exhaustive = o.exhaustive;
+  options.gpu_hour_usd = o.gpu_hour_usd;
+  options.parameters = model.cost;
+  options.collectives = model.collectives;
+  options.variant = model.variant;
+  if (o.context_parallel) {
+    std::cerr << "stepcast: warning: --context-parallel: the predictor does not price context-parallel traffic yet, "
+                 "so layouts with cp > 1 look faster than they are\n";
+  }
+
+  ProgressBar bar;
+  const SearchResult result = run_training_search(base, options, bar.control());
+  bar.clear();
+
+  const bool table_out = o.out.empty() && (o.format.empty() || o.format == "table");
+  if (table_out) {
+    std::cout << search_report_table(base, options, result);
+    std::cout.flush();
+    return;
+  }
+  const TableFormat format = table_format_for(o.format, o.out);
+  const TableHeader header = search_table_header(base, options);
+  if (o.out.empty()) {
+    write_search_table(std::cout, format, header, result);
+    return;
+  }
+  std::ofstream file(o.out, std::ios::binary);
+  if (!file) throw InputError({Diagnostic{o.out, 0, 0, "", "cannot write the file", ""}});
+  write_search_table(file, format, header, result);
+  std::cout << search_report_table(base, options, result);
+  std::cout << "\nwrote " << result.best.size() << " layouts to " << o.out << '\n';
+}
+
+}  // namespace
+
+void add_search_command(CLI::App& app, CommandSet& commands) {
+  auto o = std::make_shared<SearchCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("search", "Find the best training layouts of a scenario's model on its GPUs");
+  cmd->add_option("scenario", o->scenario, "Scenario file, or the name of a catalog scenario")->required();
+  cmd->add_option("--set", o->overrides, "Override a scenario key: key.path=value (repeatable)");
+  cmd->add_option("--objective", o->objectives,
+                  "What to optimise: \"min step_time_s\" (default), \"max tokens_per_s\", \"max mfu\", "
+                  "\"min memory_per_gpu_bytes.peak\", \"min cost_per_million_tokens_usd\"; repeat for ties or --pareto");
+  cmd->add_option("--constraint", o->constraints, "A condition every layout must meet, e.g. \"parallel.tp <= 8\" (repeatable)");
+  cmd->add_option("--top", o->top, "How many layouts to keep (default 10)");
+  cmd->add_flag("--pareto", o->pareto, "Keep the Pareto set over the objectives instead of the top K");
+  cmd->add_option("--threads", o->threads, "Worker threads (default: every core)");
+  cmd->add_option("--shard", o->shard, "Take shard I of N of the layouts (I/N), for job arrays; join with `stepcast merge`");
+  cmd->add_option("--out", o->out, "Write the kept layouts as a table (CSV or JSON Lines) to FILE");
+  cmd->add_option("--format", o->format, "table (stdout, default), csv or jsonl")
+      ->check(CLI::IsMember({"table", "csv", "jsonl"}));
+  cmd->add_flag("--context-parallel", o->context_parallel, "Also search cp > 1 (its traffic is not priced yet)");
+  cmd->add_flag("--overlap-flags", o->overlap_flags, "Also search tp_comm_overlap, overlap_grad_reduce, overlap_param_gather");
+  cmd->add_option("--max-micro-batch", o->max_micro_batch, "Largest micro-batch to consider (default: any)");
+  cmd->add_flag("--exhaustive", o->exhaustive, "Predict every layout that fits (no bound pruning): slower, for checks");
+  cmd->add_option("--gpu-hour-usd", o->gpu_hour_usd, "Price of a GPU-hour, for cost_per_million_tokens_usd");
+  add_model_options(*cmd, o->model);
+  cmd->callback([o, &commands] {
+    if (o->pareto && o->objectives.size() < 2) throw UsageError("--pareto needs two or more --objective");
+    run_search(*o);
+    commands.exit_code = 0;
+  });
+}
+
+}  // namespace stepcast::cli
