@@ -312,4 +312,16 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
   }
 }
 
+std::string recheck_scenario(Scenario& scenario, bool dp_given) {
+  DiagnosticSink sink(scenario.source);
+  ScenarioReadState state;
+  state.model_read = state.system_read = state.parallel_read = state.workload_read = state.precision_read = true;
+  state.dp_given = dp_given;
+  state.dp_valid = derive_data_parallel(sink, scenario, state);
+  check_scenario(sink, scenario, state);
+  if (sink.error_count() == 0) return {};
+  const std::vector<Diagnostic> errors = sink.take();
+  return (errors.front().key_path.empty() ? "" : errors.front().key_path + ": ") + errors.front().message;
+}
+
 }  // namespace stepcast

@@ -34,4 +34,10 @@ bool derive_data_parallel(DiagnosticSink& sink, Scenario& scenario, const Scenar
 
 void check_scenario(DiagnosticSink& sink, const Scenario& scenario, const ScenarioReadState& state);
 
+// The cross-field checks of a scenario changed in memory (every field already valid on its own):
+// derives parallel.dp unless `dp_given`, then runs check_scenario(). Returns the first problem
+// ("parallel.tp: model heads (96) are not divisible by tp (5)"), or an empty string when the
+// scenario is consistent, exactly as the loader would judge the same document.
+std::string recheck_scenario(Scenario& scenario, bool dp_given);
+
 }  // namespace stepcast

@@ -151,6 +151,15 @@ std::string first_reason(const InputError& e) {
 
 }  // namespace
 
+bool apply_override_in_memory(Scenario& scenario, const Override& o) {
+  const FastKey* k = fast_key(o.key_path);
+  if (k == nullptr || !scenario.is_training()) return false;
+  const auto v = decode(*k, o.value);
+  if (!v) return false;
+  apply(k->field, *v, scenario);
+  return true;
+}
+
 PointBuilder::PointBuilder(const SweepFile& sweep, const Catalog& catalog) : m_sweep(sweep), m_catalog(catalog) {
   m_index.resize(sweep.axes.size());
   m_current = sweep.base;
@@ -197,16 +206,8 @@ bool PointBuilder::build_fast(std::uint64_t index, std::string& reason) {
     apply(static_cast<Field>(m_axes[a].field), m_axes[a].values[m_index[a]], m_current);
   }
   // The loader's cross-field stage, on a document whose every field read cleanly.
-  DiagnosticSink sink(m_sweep.base_source);
-  ScenarioReadState state;
-  state.model_read = state.system_read = state.parallel_read = state.workload_read = state.precision_read = true;
-  state.dp_given = m_dp_given;
-  state.dp_valid = derive_data_parallel(sink, m_current, state);
-  check_scenario(sink, m_current, state);
-  if (sink.error_count() == 0) return true;
-  const std::vector<Diagnostic> errors = sink.take();
-  reason = (errors.front().key_path.empty() ? "" : errors.front().key_path + ": ") + errors.front().message;
-  return false;
+  reason = recheck_scenario(m_current, m_dp_given);
+  return reason.empty();
 }
 
 bool PointBuilder::build_by_loading(std::uint64_t index, Scenario& out, std::string& reason) const {

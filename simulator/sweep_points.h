@@ -21,6 +21,11 @@
 
 namespace stepcast {
 
+// Writes an override into a training scenario in memory when its key is one the fast path handles
+// (listed above) and its value is plain; returns false (the scenario unchanged) otherwise. The
+// result still needs recheck_scenario() (simulator/scenario_checks.h).
+bool apply_override_in_memory(Scenario& scenario, const Override& override_value);
+
 class PointBuilder {
  public:
   PointBuilder(const SweepFile& sweep, const Catalog& catalog = Catalog::builtin());

@@ -34,4 +34,10 @@ void add_sweep_command(CLI::App& app, CommandSet& commands);
 // `stepcast merge SHARD... [--out FILE]` (merge_command.cpp).
 void add_merge_command(CLI::App& app, CommandSet& commands);
 
+// `stepcast explain SCENARIO [...]` (explain_command.cpp).
+void add_explain_command(CLI::App& app, CommandSet& commands);
+
+// `stepcast diff A B [...]` (diff_command.cpp).
+void add_diff_command(CLI::App& app, CommandSet& commands);
+
 }  // namespace stepcast::cli

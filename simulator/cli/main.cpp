@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   stepcast::cli::add_sweep_command(app, commands);
   stepcast::cli::add_search_command(app, commands);
   stepcast::cli::add_merge_command(app, commands);
+  stepcast::cli::add_explain_command(app, commands);
+  stepcast::cli::add_diff_command(app, commands);
 
   try {
     app.parse(argc, argv);

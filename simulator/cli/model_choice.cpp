@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "model/fabric.h"
 #include "model/nccl_model.h"
 #include "simulator/calibration_profile.h"
 #include "simulator/collective_models.h"
@@ -18,27 +19,27 @@ void add_model_options(CLI::App& cmd, ModelChoice& choice) {
 ChosenModel choose_model(const ModelChoice& choice, const SystemSpec& system) {
   const std::string name = choice.collectives.empty() ? std::string(default_collective_model()) : choice.collectives;
   ChosenModel out;
+  (void)make_collective_model(name, system, CostParameters{});  // an unknown name fails here, once
   if (choice.calibration.empty()) {
     out.cost = CostParameters{};
     out.variant = name + ", " + std::string(kDatasheetVariantName);
-    const CostParameters cost = out.cost;
-    (void)make_collective_model(name, system, cost);  // an unknown name fails here, once
-    out.collectives = [name, cost](const SystemSpec& s) { return make_collective_model(name, s, cost); };
-    return out;
-  }
-  auto profile = std::make_shared<const CalibrationProfile>(load_profile(choice.calibration));
-  out.warnings = check_profile_applies(*profile, system, choice.force);
-  const ModelVariant variant = calibrated_variant(profile);
-  out.cost = variant.cost;
-  out.variant = name + ", calibrated '" + variant.name + "'";
-  const CostParameters cost = variant.cost;
-  const NcclParameters nccl = variant.nccl;
-  (void)make_collective_model(name, system, cost);
-  if (name == "nccl") {
-    out.collectives = [nccl](const SystemSpec& s) { return std::make_unique<NcclCollectiveModel>(s, nccl); };
+    out.maker = named_collective_maker(name);
   } else {
-    out.collectives = [name, cost](const SystemSpec& s) { return make_collective_model(name, s, cost); };
+    auto profile = std::make_shared<const CalibrationProfile>(load_profile(choice.calibration));
+    out.warnings = check_profile_applies(*profile, system, choice.force);
+    const ModelVariant variant = calibrated_variant(profile);
+    out.cost = variant.cost;
+    out.variant = name + ", calibrated '" + variant.name + "'";
+    if (name == "nccl") {
+      const NcclParameters nccl = variant.nccl;
+      out.maker = [nccl](const SystemSpec& s, const CostParameters&) -> std::unique_ptr<CollectiveModel> {
+        return std::make_unique<NcclCollectiveModel>(s, fabric_figures(s), nccl);
+      };
+    } else {
+      out.maker = named_collective_maker(name);
+    }
   }
+  out.collectives = bind_parameters(out.maker, out.cost);
   return out;
 }
 

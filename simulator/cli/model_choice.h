@@ -26,7 +26,8 @@ void add_model_options(CLI::App& cmd, ModelChoice& choice);
 
 struct ChosenModel {
   CostParameters cost;
-  CollectiveFactory collectives;
+  CollectiveMaker maker;              // the collective model for any system and constants
+  CollectiveFactory collectives;      // maker with `cost` bound
   std::string variant;                // "nccl, datasheet" or "nccl, calibrated 'h200-lab'"
   std::vector<std::string> warnings;  // profile mismatches accepted with --force-calibration
 };

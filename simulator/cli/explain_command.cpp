@@ -1,0 +1,66 @@
+// `stepcast explain SCENARIO [--set key=value ...] [--changes N] [--sensitivity N | --no-sensitivity]
+//                  [--collectives MODEL] [--calibration PROFILE]`
+// Where a training step's time and memory go, its bottleneck in words and numbers, the changes
+// that would make it faster (each predicted), and a tornado table of how much each hardware figure
+// and cost constant moves the step (simulator/explain.h).
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <memory>
+
+#include "simulator/cli/commands.h"
+#include "simulator/cli/model_choice.h"
+#include "simulator/diagnostics.h"
+#include "simulator/explain.h"
+#include "simulator/scenario_loader.h"
+
+namespace stepcast::cli {
+namespace {
+
+struct ExplainCommandOptions {
+  std::string scenario;
+  std::vector<std::string> overrides;
+  std::size_t changes = 10;
+  std::size_t sensitivity = 15;
+  bool no_sensitivity = false;
+  ModelChoice model;
+};
+
+void run_explain(const ExplainCommandOptions& o) {
+  std::vector<Override> overrides;
+  for (const auto& text : o.overrides) overrides.push_back(parse_override(text));
+  const Scenario scenario = load_scenario(o.scenario, overrides);
+  if (!scenario.is_training()) {
+    throw InputError(scenario.source + ": `explain` explains training steps; this is an inference scenario");
+  }
+  const ChosenModel model = choose_model(o.model, scenario.system);
+  for (const auto& w : model.warnings) std::cerr << "stepcast: warning: " << w << '\n';
+  ExplainOptions options;
+  options.parameters = model.cost;
+  options.collectives = model.maker;
+  options.sensitivity = !o.no_sensitivity;
+  const Explanation e = explain_training(scenario, options);
+  std::cout << explanation_text(scenario, e, o.changes, o.sensitivity);
+  std::cout << "cost model: " << model.variant << '\n';
+  std::cout.flush();
+}
+
+}  // namespace
+
+void add_explain_command(CLI::App& app, CommandSet& commands) {
+  auto o = std::make_shared<ExplainCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("explain", "Where the time and memory go, the bottleneck, and what would help");
+  cmd->add_option("scenario", o->scenario, "Scenario file, or the name of a catalog scenario")->required();
+  cmd->add_option("--set", o->overrides, "Override a scenario key: key.path=value (repeatable)");
+  cmd->add_option("--changes", o->changes, "How many faster changes to list (default 10)");
+  cmd->add_option("--sensitivity", o->sensitivity, "How many rows of the sensitivity table to show (default 15)");
+  cmd->add_flag("--no-sensitivity", o->no_sensitivity, "Skip the +-10% sensitivity analysis");
+  add_model_options(*cmd, o->model);
+  cmd->callback([o, &commands] {
+    run_explain(*o);
+    commands.exit_code = 0;
+  });
+}
+
+}  // namespace stepcast::cli

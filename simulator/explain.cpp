@@ -1,0 +1,403 @@
+#include "simulator/explain.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "model/placement.h"
+#include "simulator/enum_names.h"
+#include "simulator/scenario_checks.h"
+#include "simulator/sweep_points.h"
+#include "simulator/training_predictor.h"
+
+namespace stepcast {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// Below this share of the step, no single overhead is called the bottleneck: the step is compute-bound.
+constexpr double kOverheadWorthNaming = 0.10;
+
+std::string seconds_text(Seconds t) {
+  const double s = t.value();
+  if (std::abs(s) >= 1.0) return fmt::format("{:.3f} s", s);
+  if (std::abs(s) >= 1e-3) return fmt::format("{:.1f} ms", s * 1e3);
+  return fmt::format("{:.1f} us", s * 1e6);
+}
+
+std::vector<int> divisors(int n) {
+  std::vector<int> out;
+  for (int d = 1; d <= n; ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+struct Components {
+  const char* key;
+  const char* name;
+  Seconds TimeBreakdown::*member;
+};
+
+constexpr Components kComponents[] = {
+    {"compute", "compute", &TimeBreakdown::compute},
+    {"recompute", "recomputation", &TimeBreakdown::recompute},
+    {"tp_comm_exposed", "tensor-parallel communication (exposed)", &TimeBreakdown::tp_comm_exposed},
+    {"cp_comm_exposed", "context-parallel communication (exposed)", &TimeBreakdown::cp_comm_exposed},
+    {"ep_comm_exposed", "expert-parallel communication (exposed)", &TimeBreakdown::ep_comm_exposed},
+    {"pp_bubble", "pipeline bubble", &TimeBreakdown::pp_bubble},
+    {"pp_comm_exposed", "pipeline transfers (exposed)", &TimeBreakdown::pp_comm_exposed},
+    {"dp_comm_exposed", "data-parallel communication (exposed)", &TimeBreakdown::dp_comm_exposed},
+    {"optimizer", "optimizer step", &TimeBreakdown::optimizer},
+    {"offload_exposed", "offload transfers (exposed)", &TimeBreakdown::offload_exposed},
+    {"other", "fixed per-step overhead", &TimeBreakdown::other},
+};
+
+// One candidate edit: a title, what it acts on, and the overrides that make it.
+struct Edit {
+  std::string title;
+  std::string why;
+  std::vector<Override> overrides;
+};
+
+std::string str(long long v) { return std::to_string(v); }
+
+std::vector<Edit> candidate_edits(const Scenario& sc) {
+  const ParallelConfig& p = sc.parallel;
+  const TrainingWorkload& t = sc.training();
+  const int per_replica = t.global_batch / std::max(p.dp, 1);
+  const int m = per_replica / std::max(t.micro_batch, 1);
+  std::vector<Edit> out;
+  const auto add = [&](std::string title, std::string why, std::vector<Override> o) {
+    out.push_back({std::move(title), std::move(why), std::move(o)});
+  };
+
+  // Micro-batch size: smaller ones give more micro-batches (a shorter bubble), larger ones bigger GEMMs.
+  const std::vector<int> mbs = divisors(per_replica);
+  const auto it = std::find(mbs.begin(), mbs.end(), t.micro_batch);
+  if (it != mbs.end() && it != mbs.begin()) {
+    const int smaller = *(it - 1);
+    add(fmt::format("more micro-batches: micro_batch {} -> {} ({} -> {} per step)", t.micro_batch, smaller, m,
+                    per_replica / smaller),
+        "shrinks the pipeline bubble, (p-1)/(v m) of the ideal", {{"training.micro_batch", str(smaller)}});
+  }
+  if (it != mbs.end() && it + 1 != mbs.end()) {
+    const int larger = *(it + 1);
+    add(fmt::format("larger micro-batch: micro_batch {} -> {} ({} -> {} per step)", t.micro_batch, larger, m,
+                    per_replica / larger),
+        "bigger GEMMs run closer to peak and fewer kernels launch; the bubble grows and so does memory",
+        {{"training.micro_batch", str(larger)}});
+  }
+  // Interleaving.
+  if (p.pp > 1 && m % p.pp == 0) {
+    for (int v : divisors(sc.model.layers / p.pp)) {
+      if (v == p.vpp || v > 8) continue;
+      std::vector<Override> o = {{"parallel.vpp", str(v)}};
+      if (v > 1 && p.schedule != PipelineSchedule::one_f_one_b) o.push_back({"parallel.schedule", "1f1b"});
+      add(fmt::format("interleave: vpp {} -> {}", p.vpp, v),
+          v > p.vpp ? "more model chunks per stage shrink the bubble v-fold, for v-fold pipeline transfers"
+                    : "fewer model chunks: fewer pipeline transfers, a longer bubble",
+          std::move(o));
+    }
+  }
+  if (p.pp > 1 && p.schedule == PipelineSchedule::gpipe) {
+    add("schedule: gpipe -> 1f1b", "same bubble, far fewer activations held (p instead of m micro-batches)",
+        {{"parallel.schedule", "1f1b"}});
+  }
+  // Other splits of the GPUs between tensor and pipeline parallelism (dp follows).
+  const int gpus = sc.system.gpus;
+  const std::pair<int, int> splits[] = {{p.tp / 2, p.pp}, {p.tp * 2, p.pp}, {p.tp, p.pp / 2}, {p.tp, p.pp * 2},
+                                        {p.tp * 2, p.pp / 2}, {p.tp / 2, p.pp * 2}};
+  std::set<std::pair<int, int>> seen;
+  for (const auto& [tp, pp] : splits) {
+    if (tp < 1 || pp < 1 || (tp == p.tp && pp == p.pp) || !seen.insert({tp, pp}).second) continue;
+    if (gpus % (tp * pp * p.cp) != 0) continue;
+    const int dp = gpus / (tp * pp * p.cp);
+    std::vector<Override> o = {{"parallel.tp", str(tp)}, {"parallel.pp", str(pp)}, {"parallel.dp", str(dp)}};
+    // Keep interleaving where it still divides; otherwise drop it.
+    const int m2 = t.global_batch / std::max(dp * t.micro_batch, 1);
+    if (p.vpp > 1 && (pp == 1 || sc.model.layers % (pp * p.vpp) != 0 || m2 % pp != 0)) o.push_back({"parallel.vpp", "1"});
+    if (p.sequence_parallel && tp == 1) o.push_back({"parallel.sequence_parallel", "false"});
+    add(fmt::format("split: TP {} PP {} DP {} -> TP {} PP {} DP {}", p.tp, p.pp, p.dp, tp, pp, dp),
+        tp > p.tp ? "more tensor parallelism: less memory and work per GPU, more TP traffic"
+        : pp > p.pp ? "more pipeline stages: less memory per GPU, a longer bubble"
+                    : "less model parallelism: less communication, more memory per GPU",
+        std::move(o));
+  }
+  // Recomputation.
+  for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full}) {
+    if (r == p.recompute) continue;
+    add(fmt::format("recompute: {} -> {}", enum_name(p.recompute), enum_name(r)),
+        r == Recompute::full ? "recomputes each layer's forward: least activation memory, most extra work"
+        : r == Recompute::selective ? "recomputes only attention's core (Korthikanti et al. 2022): little work, much memory saved"
+                                    : "no recomputation: no extra forward work, the most activation memory",
+        {{"parallel.recompute", std::string(enum_name(r))}});
+  }
+  // ZeRO stage.
+  if (p.dp > 1) {
+    for (int z = 0; z <= 3; ++z) {
+      if (z == p.zero) continue;
+      add(fmt::format("ZeRO stage {} -> {}", p.zero, z),
+          z > p.zero ? "shards more model state over the data-parallel group: less memory, more gathers"
+                     : "shards less model state: fewer collectives, more memory",
+          {{"parallel.zero", str(z)}});
+    }
+  }
+  if (p.tp > 1) {
+    add(fmt::format("sequence parallelism: {} -> {}", p.sequence_parallel ? "on" : "off", p.sequence_parallel ? "off" : "on"),
+        "sequence parallelism splits norms and dropout over TP and turns all-reduces into gather/scatter pairs",
+        {{"parallel.sequence_parallel", p.sequence_parallel ? "false" : "true"}});
+    if (!p.tp_comm_overlap) {
+      add("overlap TP communication with GEMMs (tp_comm_overlap)", "pipelines each TP collective with its GEMM (userbuffers)",
+          {{"parallel.tp_comm_overlap", "true"}});
+    }
+  }
+  if (p.dp > 1 && !p.overlap_grad_reduce) {
+    add("overlap the gradient reduction (overlap_grad_reduce)", "reduces gradients bucket by bucket during the backward pass",
+        {{"parallel.overlap_grad_reduce", "true"}});
+  }
+  if (p.dp > 1 && (p.zero == 1 || p.zero == 2) && !p.overlap_param_gather) {
+    add("overlap the parameter gather (overlap_param_gather)", "gathers updated parameters under the next forward pass",
+        {{"parallel.overlap_param_gather", "true"}});
+  }
+  if (sc.precision.compute != DataType::fp8 && sc.system.gpu.supports(DataType::fp8)) {
+    add(fmt::format("FP8 compute: precision {} -> fp8", to_string(sc.precision.compute)),
+        "FP8 tensor cores double the dense peak of 16-bit ones (Transformer Engine)", {{"precision", "fp8"}});
+  }
+  return out;
+}
+
+std::string bottleneck_words(const std::string& key, const Scenario& sc, const TrainingPrediction& p) {
+  const ParallelConfig& par = sc.parallel;
+  const TrainingWorkload& t = sc.training();
+  const int m = t.global_batch / std::max(par.dp * t.micro_batch, 1);
+  if (key == "memory") {
+    return fmt::format("memory: the layout needs {:.1f} GiB per GPU on pipeline stage {}, the GPU has {:.1f} GiB",
+                       p.memory.peak.value() / kGiB, p.peak_stage, sc.system.gpu.memory.value() / kGiB);
+  }
+  if (key == "pp_bubble") {
+    const int v = par.pp > 1 ? par.vpp : 1;
+    return fmt::format("the pipeline bubble: stages idle while {} stages fill and drain; (p-1)/(v m) = {}/({}*{}) = {:.1f}% of the "
+                       "ideal with {} micro-batches of {} per step",
+                       par.pp, par.pp - 1, v, m, 100.0 * (par.pp - 1) / (v * static_cast<double>(m)), m, t.micro_batch);
+  }
+  if (key == "tp_comm_exposed") {
+    return fmt::format("tensor-parallel communication on the critical path: per layer, two {} forward and two backward over TP {}",
+                       par.sequence_parallel ? "all-gather/reduce-scatter pairs" : "all-reduces", par.tp);
+  }
+  if (key == "dp_comm_exposed") {
+    return fmt::format("data-parallel communication not hidden by compute: gradient {} over DP {}{}",
+                       par.zero >= 1 ? "reduce-scatter" : "all-reduce", par.dp,
+                       par.zero >= 1 ? " and parameter all-gathers (ZeRO-" + str(par.zero) + ")" : "");
+  }
+  if (key == "pp_comm_exposed") return fmt::format("activation transfers between {} pipeline stages not hidden by compute", par.pp);
+  if (key == "recompute") {
+    return fmt::format("activation recomputation ({}) re-runs forward work before each backward", enum_name(par.recompute));
+  }
+  if (key == "optimizer") return "the optimizer step: memory-bound Adam over each stage's parameter shard";
+  if (key == "other") return "the fixed per-step overhead (data loading, logging, the training loop)";
+  return fmt::format("compute: the model's own GEMMs and attention, at {:.1f}% MFU; nothing else takes a tenth of the step",
+                     100.0 * p.mfu);
+}
+
+}  // namespace
+
+Explanation explain_training(const Scenario& scenario, const ExplainOptions& options) {
+  const CollectiveMaker maker =
+      options.collectives ? options.collectives : named_collective_maker(std::string(default_collective_model()));
+  Explanation out;
+  TrainingPredictor predictor(options.parameters);
+  const auto net = maker(scenario.system, options.parameters);
+  out.base = predictor.predict(scenario, *net);
+  const TrainingPrediction& base = out.base;
+  const double step = base.step_time.value();
+
+  // --- Components and the bottleneck ----------------------------------------------------------
+  for (const Components& c : kComponents) {
+    const Seconds t = base.time.*(c.member);
+    if (t.value() > 0.0) out.components.push_back({c.key, c.name, t, t.value() / step});
+  }
+  std::stable_sort(out.components.begin(), out.components.end(),
+                   [](const ExplainComponent& a, const ExplainComponent& b) { return a.time > b.time; });
+  out.bottleneck = "compute";
+  if (!base.fits) {
+    out.bottleneck = "memory";
+  } else {
+    for (const ExplainComponent& c : out.components) {
+      if (c.key != "compute" && c.share >= kOverheadWorthNaming) {
+        out.bottleneck = c.key;
+        break;
+      }
+    }
+  }
+  out.bottleneck_text = bottleneck_words(out.bottleneck, scenario, base);
+  for (const GroupPlacement& g : base.placement) {
+    out.placement.push_back(fmt::format("{} {}: {}", g.group, g.size, g.description));
+  }
+
+  // --- Changes, each predicted ----------------------------------------------------------------
+  for (Edit& e : candidate_edits(scenario)) {
+    Scenario changed = scenario;
+    bool applied = true;
+    for (const Override& o : e.overrides) applied = applied && apply_override_in_memory(changed, o);
+    if (!applied || !recheck_scenario(changed, true).empty()) continue;
+    ExplainChange c;
+    c.title = std::move(e.title);
+    c.why = std::move(e.why);
+    c.overrides = std::move(e.overrides);
+    const auto changed_net = changed.system == scenario.system ? nullptr : maker(changed.system, options.parameters);
+    c.prediction = predictor.predict(changed, changed_net ? *changed_net : *net);
+    c.saved = base.step_time - c.prediction.step_time;
+    c.fits = c.prediction.fits;
+    if (!c.fits && c.saved.value() > 0.0) {
+      out.no_fit.push_back(std::move(c));
+    } else {
+      out.changes.push_back(std::move(c));
+    }
+  }
+  const auto by_saving = [](const ExplainChange& a, const ExplainChange& b) { return a.saved > b.saved; };
+  std::stable_sort(out.changes.begin(), out.changes.end(), by_saving);
+  std::stable_sort(out.no_fit.begin(), out.no_fit.end(), by_saving);
+
+  // --- Sensitivity: +-10% on hardware figures and cost constants ----------------------------------
+  if (!options.sensitivity) return out;
+  const double d = options.perturbation;
+  const auto predict_with = [&](const Scenario& sc, const CostParameters& params) {
+    TrainingPredictor p(params);
+    const auto n = maker(sc.system, params);
+    TrainingPredictorOptions quiet;
+    quiet.describe_placement = false;
+    return p.predict(sc, *n, quiet);
+  };
+  const auto hardware = [&](const std::string& name, const std::string& source, double value, auto&& set) {
+    SensitivityRow row{name, source, value, {}, {}, {}, {}};
+    for (int sign : {-1, 1}) {
+      Scenario sc = scenario;
+      set(sc, 1.0 + sign * d);
+      const TrainingPrediction p = predict_with(sc, options.parameters);
+      (sign < 0 ? row.step_minus : row.step_plus) = p.step_time;
+      (sign < 0 ? row.peak_minus : row.peak_plus) = p.memory.peak;
+    }
+    out.sensitivity.push_back(std::move(row));
+  };
+  const GpuSpec& gpu = scenario.system.gpu;
+  const DataType compute = scenario.precision.compute;
+  hardware("gpu.dense_peak." + std::string(to_string(compute)), "catalog: " + gpu.name, gpu.peak(compute).value(),
+           [&](Scenario& sc, double f) { sc.system.gpu.dense_peak[index_of(compute)] *= f; });
+  hardware("gpu.memory_bandwidth", "catalog: " + gpu.name, gpu.memory_bandwidth.value(),
+           [](Scenario& sc, double f) { sc.system.gpu.memory_bandwidth *= f; });
+  hardware("system.intra_node_bandwidth (NVLink)", "catalog: " + scenario.system.name,
+           scenario.system.intra_node_bandwidth.value(), [](Scenario& sc, double f) {
+             sc.system.intra_node_bandwidth *= f;
+             sc.system.gpu.nvlink_bandwidth *= f;
+           });
+  hardware("system.intra_node_latency", "catalog: " + scenario.system.name, scenario.system.intra_node_latency.value(),
+           [](Scenario& sc, double f) { sc.system.intra_node_latency *= f; });
+  if (scenario.system.nodes() > 1) {
+    hardware("system.network.nic_bandwidth", "catalog: " + scenario.system.name,
+             scenario.system.network.nic_bandwidth.value(),
+             [](Scenario& sc, double f) { sc.system.network.nic_bandwidth *= f; });
+    hardware("system.network.nic_latency", "catalog: " + scenario.system.name, scenario.system.network.nic_latency.value(),
+             [](Scenario& sc, double f) { sc.system.network.nic_latency *= f; });
+  }
+  CostParameters names = options.parameters;
+  names.for_each_constant([&](std::string_view name, double& value, std::string_view source) {
+    SensitivityRow row{std::string(name), std::string(source), value, {}, {}, {}, {}};
+    const double original = value;
+    for (int sign : {-1, 1}) {
+      value = original * (1.0 + sign * d);
+      const TrainingPrediction p = predict_with(scenario, names);
+      (sign < 0 ? row.step_minus : row.step_plus) = p.step_time;
+      (sign < 0 ? row.peak_minus : row.peak_plus) = p.memory.peak;
+    }
+    value = original;
+    out.sensitivity.push_back(std::move(row));
+  });
+  std::stable_sort(out.sensitivity.begin(), out.sensitivity.end(), [](const SensitivityRow& a, const SensitivityRow& b) {
+    if (a.swing() != b.swing()) return a.swing() > b.swing();
+    return std::abs(a.peak_plus.value() - a.peak_minus.value()) > std::abs(b.peak_plus.value() - b.peak_minus.value());
+  });
+  return out;
+}
+
+std::string explanation_text(const Scenario& sc, const Explanation& e, std::size_t max_changes, std::size_t max_sensitivity) {
+  const TrainingPrediction& p = e.base;
+  const ParallelConfig& par = sc.parallel;
+  const TrainingWorkload& t = sc.training();
+  const double step = p.step_time.value();
+  std::string out;
+  out += fmt::format("{}: {} x {}, TP {} PP {}{} DP {}{}, micro-batch {} of global batch {}\n", sc.name, sc.system.gpus,
+                     sc.system.gpu.name, par.tp, par.pp, par.vpp > 1 ? fmt::format(" (x{} chunks)", par.vpp) : "", par.dp,
+                     par.cp > 1 ? fmt::format(" CP {}", par.cp) : "", t.micro_batch, t.global_batch);
+  out += fmt::format("  step {}  {:.0f} tokens/s  MFU {:.1f}%  peak memory {:.1f} GiB of {:.1f} GiB{}\n", seconds_text(p.step_time),
+                     p.tokens_per_s, 100.0 * p.mfu, p.memory.peak.value() / kGiB, sc.system.gpu.memory.value() / kGiB,
+                     p.fits ? "" : "  DOES NOT FIT");
+  out += fmt::format("\nBottleneck: {}.\n", e.bottleneck_text);
+
+  out += "\nWhere the time goes (critical pipeline stage):\n";
+  for (const ExplainComponent& c : e.components) {
+    out += fmt::format("  {:<44}{:>11}  {:5.1f}%\n", c.name, seconds_text(c.time), 100.0 * c.share);
+  }
+  out += fmt::format("\nWhere the memory goes (per GPU, pipeline stage {}):\n", p.peak_stage);
+  const MemoryBreakdown& m = p.memory;
+  const std::pair<const char*, Bytes> memory[] = {{"weights", m.weights},           {"gradients", m.gradients},
+                                                  {"optimizer states", m.optimizer_states}, {"activations", m.activations},
+                                                  {"buffers", m.buffers},           {"fragmentation", m.fragmentation}};
+  for (const auto& [name, bytes] : memory) {
+    out += fmt::format("  {:<44}{:>8.2f} GiB  {:5.1f}%\n", name, bytes.value() / kGiB, 100.0 * (bytes / m.peak));
+  }
+  if (!e.placement.empty()) {
+    out += "\nPlacement:\n";
+    for (const auto& line : e.placement) out += "  " + line + "\n";
+  }
+
+  out += "\nChanges, each predicted (step time saved; faster first):\n";
+  std::size_t shown = 0;
+  std::size_t slower = 0;
+  for (const ExplainChange& c : e.changes) {
+    if (c.saved.value() <= 0.0) {
+      ++slower;
+      continue;
+    }
+    if (shown++ == max_changes) break;
+    std::string set;
+    for (const Override& o : c.overrides) set += " --set " + o.key_path + "=" + o.value;
+    out += fmt::format("  {:>2}. {:<58} {:>10} ({:4.1f}%) -> {}, {:.1f} GiB\n      {}\n      {}\n", shown, c.title,
+                       "-" + seconds_text(c.saved), 100.0 * c.saved.value() / step, seconds_text(c.prediction.step_time),
+                       c.prediction.memory.peak.value() / kGiB, c.why, set.substr(1));
+  }
+  if (shown == 0) out += "  none of the changes tried is faster\n";
+  if (slower > 0) out += fmt::format("  ({} other changes tried are slower or no faster)\n", slower);
+  if (!e.no_fit.empty()) {
+    out += "Faster but do not fit in memory:\n";
+    for (std::size_t i = 0; i < e.no_fit.size() && i < 3; ++i) {
+      const ExplainChange& c = e.no_fit[i];
+      out += fmt::format("  - {} ({} faster, needs {:.1f} GiB)\n", c.title, seconds_text(c.saved),
+                         c.prediction.memory.peak.value() / kGiB);
+    }
+  }
+
+  if (!e.sensitivity.empty()) {
+    out += "\nSensitivity: step time with each figure at -10% and +10% (largest swing first):\n";
+    out += fmt::format("  {:<42} {:>11} {:>11} {:>8}  {}\n", "figure", "-10%", "+10%", "swing", "memory -10%/+10%");
+    for (std::size_t i = 0; i < e.sensitivity.size() && i < max_sensitivity; ++i) {
+      const SensitivityRow& r = e.sensitivity[i];
+      const double dm = (r.step_minus.value() - step) / step;
+      const double dp = (r.step_plus.value() - step) / step;
+      const bool memory_moves = r.peak_minus != p.memory.peak || r.peak_plus != p.memory.peak;
+      out += fmt::format("  {:<42} {:>+10.2f}% {:>+10.2f}% {:>7.2f}%  {}\n", r.name, 100.0 * dm, 100.0 * dp,
+                         100.0 * r.swing() / step,
+                         memory_moves ? fmt::format("{:+.2f}/{:+.2f} GiB", (r.peak_minus - p.memory.peak).value() / kGiB,
+                                                    (r.peak_plus - p.memory.peak).value() / kGiB)
+                                      : std::string("-"));
+    }
+    std::size_t flat = 0;
+    for (const SensitivityRow& r : e.sensitivity) flat += r.swing() == 0.0 ? 1 : 0;
+    if (flat > 0) out += fmt::format("  ({} figures leave the step time unchanged)\n", flat);
+  }
+  for (const auto& note : p.notes) out += "note: " + note + "\n";
+  return out;
+}
+
+}  // namespace stepcast

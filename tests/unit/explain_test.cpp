@@ -1,0 +1,91 @@
+// explain (simulator/explain.h) and diff (simulator/diff.h): the bottleneck they name, the
+// changes they rank, and that their numbers come from predictions that add up.
+
+#include <doctest/doctest.h>
+
+#include "simulator/collective_models.h"
+#include "simulator/diff.h"
+#include "simulator/explain.h"
+#include "simulator/scenario_loader.h"
+#include "simulator/training_predictor.h"
+
+using namespace stepcast;
+
+namespace {
+
+// GPT-3 175B on 1024 A100s with 16 pipeline stages, no interleaving and micro-batches of 8: dp =
+// 1024/(8*16) = 8, so 1536/(8*8) = 24 micro-batches per step; the 1F1B bubble is (p-1)/m = 15/24
+// of the ideal step, larger than any other overhead.
+const std::vector<Override> kBubbly = {{"parallel.pp", "16"}, {"parallel.vpp", "1"}, {"training.micro_batch", "8"},
+                                       {"parallel.recompute", "full"}};
+
+}  // namespace
+
+TEST_CASE("explain names the pipeline bubble first on a bubble-bound layout, and its first change really is faster") {
+  const Scenario sc = load_scenario("gpt3-175b-selene", kBubbly);
+  const Explanation e = explain_training(sc);
+  REQUIRE(e.base.fits);
+  CHECK(e.bottleneck == "pp_bubble");
+  // Components are ranked by time: the bubble comes before every other overhead (here before
+  // the compute itself: 15/24 of the ideal step is idle).
+  REQUIRE(e.components.size() >= 2);
+  CHECK(e.components[0].key == "pp_bubble");
+  CHECK(e.components[1].key == "compute");
+  CHECK(e.bottleneck_text.find("(p-1)/(v m) = 15/(1*24)") != std::string::npos);
+  REQUIRE_FALSE(e.changes.empty());
+  const ExplainChange& first = e.changes.front();
+  CHECK(first.saved.value() > 0.0);
+  CHECK(first.fits);
+  // Re-evaluated independently: the scenario loaded again with the change's overrides on top.
+  std::vector<Override> changed = kBubbly;
+  changed.insert(changed.end(), first.overrides.begin(), first.overrides.end());
+  const Scenario again = load_scenario("gpt3-175b-selene", changed);
+  const TrainingPrediction p = predict_training(again);
+  CHECK(p.step_time < e.base.step_time);
+  CHECK(p.step_time == first.prediction.step_time);
+  // The changes are ranked by the time they save.
+  for (std::size_t i = 1; i < e.changes.size(); ++i) CHECK(e.changes[i - 1].saved >= e.changes[i].saved);
+}
+
+TEST_CASE("explain's sensitivity moves each figure by 10% both ways and sorts by swing") {
+  const Scenario sc = load_scenario("gpt3-175b-selene");
+  const Explanation e = explain_training(sc);
+  REQUIRE(e.sensitivity.size() > 30);  // hardware figures and every cost constant
+  for (std::size_t i = 1; i < e.sensitivity.size(); ++i) CHECK(e.sensitivity[i - 1].swing() >= e.sensitivity[i].swing());
+  // A faster GPU (peak +10%) gives a shorter step, a slower one a longer step.
+  bool found = false;
+  for (const SensitivityRow& r : e.sensitivity) {
+    if (r.name.rfind("gpu.dense_peak.", 0) == 0) {
+      found = true;
+      CHECK(r.step_plus < e.base.step_time);
+      CHECK(r.step_minus > e.base.step_time);
+    }
+    if (r.name == "memory.cuda_context_bytes") {
+      CHECK(r.peak_plus > e.base.memory.peak);  // a memory constant moves memory, not time
+    }
+  }
+  CHECK(found);
+  const std::string text = explanation_text(sc, e);
+  CHECK(text.find("Bottleneck:") != std::string::npos);
+  CHECK(text.find("Placement:") != std::string::npos);
+  CHECK(text.find("Sensitivity:") != std::string::npos);
+}
+
+TEST_CASE("diff attributes a step-time difference to steps that add up to it") {
+  const Scenario a = load_scenario("gpt3-175b-selene");
+  const Scenario b = load_scenario("gpt3-175b-selene", kBubbly);
+  const ScenarioDiff d = diff_training(a, b);
+  REQUIRE(d.path.size() >= 3);  // layout, micro-batch, recompute
+  Seconds sum(0.0);
+  Bytes memory(0.0);
+  for (const DiffStep& s : d.path) {
+    sum += s.step_delta;
+    memory += s.peak_delta;
+  }
+  CHECK(sum.value() == doctest::Approx((d.b.step_time - d.a.step_time).value()).epsilon(1e-12));
+  CHECK(memory.value() == doctest::Approx((d.b.memory.peak - d.a.memory.peak).value()).epsilon(1e-9));
+  CHECK(d.path.back().step_after == d.b.step_time);
+  CHECK(d.path[0].what.find("parallel layout: pp 8 -> 16, dp 16 -> 8, vpp 3 -> 1") != std::string::npos);
+  // Identical scenarios differ in nothing.
+  CHECK(diff_training(a, a).path.empty());
+}
