@@ -13,6 +13,7 @@
 #include "simulator/cli/model_choice.h"
 #include "simulator/diagnostics.h"
 #include "simulator/explain.h"
+#include "simulator/prediction_interval.h"
 #include "simulator/scenario_loader.h"
 
 namespace stepcast::cli {
@@ -43,6 +44,10 @@ void run_explain(const ExplainCommandOptions& o) {
   const Explanation e = explain_training(scenario, options);
   std::cout << explanation_text(scenario, e, o.changes, o.sensitivity);
   std::cout << "cost model: " << model.variant << '\n';
+  if (model.profile) {
+    const PredictionInterval interval = training_interval(*model.profile, scenario, e.base, model.cost);
+    std::cout << "step time with calibration: " << interval.describe(e.base.step_time.value(), "s") << '\n';
+  }
   std::cout.flush();
 }
 

@@ -2,8 +2,6 @@
 
 #include <memory>
 
-#include "model/fabric.h"
-#include "model/nccl_model.h"
 #include "simulator/calibration_profile.h"
 #include "simulator/collective_models.h"
 
@@ -19,26 +17,20 @@ void add_model_options(CLI::App& cmd, ModelChoice& choice) {
 ChosenModel choose_model(const ModelChoice& choice, const SystemSpec& system) {
   const std::string name = choice.collectives.empty() ? std::string(default_collective_model()) : choice.collectives;
   ChosenModel out;
-  (void)make_collective_model(name, system, CostParameters{});  // an unknown name fails here, once
-  if (choice.calibration.empty()) {
-    out.cost = CostParameters{};
-    out.variant = name + ", " + std::string(kDatasheetVariantName);
-    out.maker = named_collective_maker(name);
-  } else {
+  ModelVariant variant = datasheet_variant();
+  if (!choice.calibration.empty()) {
     auto profile = std::make_shared<const CalibrationProfile>(load_profile(choice.calibration));
     out.warnings = check_profile_applies(*profile, system, choice.force);
-    const ModelVariant variant = calibrated_variant(profile);
-    out.cost = variant.cost;
-    out.variant = name + ", calibrated '" + variant.name + "'";
-    if (name == "nccl") {
-      const NcclParameters nccl = variant.nccl;
-      out.maker = [nccl](const SystemSpec& s, const CostParameters&) -> std::unique_ptr<CollectiveModel> {
-        return std::make_unique<NcclCollectiveModel>(s, fabric_figures(s), nccl);
-      };
-    } else {
-      out.maker = named_collective_maker(name);
-    }
+    variant = calibrated_variant(std::move(profile));
   }
+  (void)make_collective_model(name, system, variant.cost, variant.nccl);  // an unknown name fails here, once
+  out.cost = variant.cost;
+  out.variant = name + ", " + (variant.profile ? "calibrated '" + variant.name + "'" : variant.name);
+  out.profile = variant.profile;
+  const NcclParameters nccl = variant.nccl;
+  out.maker = [name, nccl](const SystemSpec& s, const CostParameters& cost) {
+    return make_collective_model(name, s, cost, nccl);
+  };
   out.collectives = bind_parameters(out.maker, out.cost);
   return out;
 }

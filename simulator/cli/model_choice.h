@@ -6,11 +6,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "model/cost_parameters.h"
 #include "model/hardware.h"
+#include "simulator/calibration_profile.h"
 #include "simulator/collective_factory.h"
 
 namespace stepcast::cli {
@@ -30,6 +32,7 @@ struct ChosenModel {
   CollectiveFactory collectives;      // maker with `cost` bound
   std::string variant;                // "nccl, datasheet" or "nccl, calibrated 'h200-lab'"
   std::vector<std::string> warnings;  // profile mismatches accepted with --force-calibration
+  std::shared_ptr<const CalibrationProfile> profile;  // null without --calibration
 };
 
 // Loads the profile (if any) and checks it against `system`.

@@ -19,8 +19,10 @@
 #include "simulator/cli/progress_bar.h"
 #include "simulator/diagnostics.h"
 #include "simulator/scenario_loader.h"
+#include "simulator/prediction_interval.h"
 #include "simulator/search_report.h"
 #include "simulator/search_table.h"
+#include "simulator/training_predictor.h"
 #include "simulator/training_search.h"
 
 namespace stepcast::cli {
@@ -93,9 +95,20 @@ void run_search(const SearchCommandOptions& o) {
   const SearchResult result = run_training_search(base, options, bar.control());
   bar.clear();
 
+  // With a profile, the best layout's step time gets its interval (simulator/prediction_interval.h).
+  std::string interval_line;
+  if (model.profile && !result.best.empty()) {
+    Scenario best = base;
+    apply_layout(LayoutSpace(base, options.space).at(result.best.front().point), best);
+    TrainingPredictor predictor(model.cost);
+    const auto net = model.collectives(best.system);
+    const TrainingPrediction p = predictor.predict(best, *net);
+    interval_line = "\nthe best layout's step time with calibration: " +
+                    training_interval(*model.profile, best, p, model.cost).describe(p.step_time.value(), "s") + "\n";
+  }
   const bool table_out = o.out.empty() && (o.format.empty() || o.format == "table");
   if (table_out) {
-    std::cout << search_report_table(base, options, result);
+    std::cout << search_report_table(base, options, result) << interval_line;
     std::cout.flush();
     return;
   }
@@ -108,7 +121,7 @@ void run_search(const SearchCommandOptions& o) {
   std::ofstream file(o.out, std::ios::binary);
   if (!file) throw InputError({Diagnostic{o.out, 0, 0, "", "cannot write the file", ""}});
   write_search_table(file, format, header, result);
-  std::cout << search_report_table(base, options, result);
+  std::cout << search_report_table(base, options, result) << interval_line;
   std::cout << "\nwrote " << result.best.size() << " layouts to " << o.out << '\n';
 }
 
