@@ -42,6 +42,8 @@ class FieldTable {
  public:
   // The fields of a training configuration.
   static const FieldTable& training();
+  // The fields of a serving layout (simulator/serving_search.h).
+  static const FieldTable& serving();
 
   [[nodiscard]] std::size_t size() const { return m_fields.size(); }
   [[nodiscard]] const FieldDef& at(int slot) const { return m_fields[static_cast<std::size_t>(slot)]; }

@@ -825,4 +825,6 @@ Scenario load_scenario(const std::string& name_or_path, std::span<const Override
                                did_you_mean(name_or_path, catalog.scenario_names())}});
 }
 
+PrecisionConfig inference_precision_shorthand(DataType word) { return inference_shorthand(word); }
+
 }  // namespace stepcast

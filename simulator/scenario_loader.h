@@ -56,4 +56,8 @@ std::string apply_overrides(std::string_view yaml_text, std::span<const Override
 // presets expanded) that parse_scenario() turns back into an equal Scenario.
 std::string write_scenario_yaml(const Scenario& scenario);
 
+// What a one-word `precision:` means in an inference scenario (int8 W8A8, int4 weight-only with
+// BF16 compute, fp8 W8A8 with FP8 weights; the others as in training).
+PrecisionConfig inference_precision_shorthand(DataType word);
+
 }  // namespace stepcast

@@ -29,16 +29,16 @@ std::pair<int, int> parse_shard(const std::string& text) {
   return {index, count};
 }
 
-Objective parse_objective_option(const std::string& text) {
+Objective parse_objective_option(const std::string& text, const FieldTable& fields) {
   ExprError error;
-  auto o = parse_objective(text, FieldTable::training().resolver(), error);
+  auto o = parse_objective(text, fields.resolver(), error);
   if (!o) expression_error("--objective", text, error);
   return std::move(*o);
 }
 
-Expression parse_condition_option(const std::string& text) {
+Expression parse_condition_option(const std::string& text, const FieldTable& fields) {
   ExprError error;
-  auto e = Expression::parse(text, FieldTable::training().resolver(), error);
+  auto e = Expression::parse(text, fields.resolver(), error);
   if (!e) expression_error("--constraint", text, error);
   if (e->type() != ExprType::truth) {
     throw InputError({Diagnostic{"--constraint '" + text + "'", 0, 0, "",

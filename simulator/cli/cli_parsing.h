@@ -16,9 +16,9 @@ namespace stepcast::cli {
 std::pair<int, int> parse_shard(const std::string& text);
 
 // "min step_time_s" from --objective; throws InputError naming the option and the column.
-Objective parse_objective_option(const std::string& text);
+Objective parse_objective_option(const std::string& text, const FieldTable& fields = FieldTable::training());
 // A condition from --constraint; throws InputError naming the option and the column.
-Expression parse_condition_option(const std::string& text);
+Expression parse_condition_option(const std::string& text, const FieldTable& fields = FieldTable::training());
 
 // The table format for --out FILE: --format csv|jsonl if given, else from the file's extension
 // (.jsonl / .json -> jsonl, anything else csv).

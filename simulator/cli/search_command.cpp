@@ -5,7 +5,9 @@
 // Every valid training layout of the scenario's model on its GPUs at its global batch, ranked
 // (simulator/training_search.h). Prints the best layouts with their breakdowns and how many were
 // enumerated, did not fit, were fully predicted and were skipped by the bound; --out writes them
-// as a result table that `stepcast merge` joins across shards.
+// as a result table that `stepcast merge` joins across shards. On a serving scenario: the best
+// serving layouts over tp, precision, batch limits and replicas (simulator/serving_search.h)
+// [--precisions W ...] [--max-batch N ...] [--max-batch-tokens N ...] [--all-gpus].
 
 #include <CLI/CLI.hpp>
 
@@ -22,6 +24,7 @@
 #include "simulator/prediction_interval.h"
 #include "simulator/search_report.h"
 #include "simulator/search_table.h"
+#include "simulator/serving_search.h"
 #include "simulator/training_predictor.h"
 #include "simulator/training_search.h"
 
@@ -44,18 +47,59 @@ struct SearchCommandOptions {
   int max_micro_batch = 0;
   bool exhaustive = false;
   double gpu_hour_usd = 0.0;
+  // Serving scenarios.
+  std::vector<std::string> precisions;
+  std::vector<int> max_batch;
+  std::vector<int> max_batch_tokens;
+  bool all_gpus = false;
   ModelChoice model;
 };
+
+// `stepcast search` on a serving scenario (simulator/serving_search.h).
+void run_serving(const Scenario& base, const SearchCommandOptions& o, const ChosenModel& model) {
+  if (o.pareto || !o.out.empty() || (o.format != "table" && !o.format.empty()) || o.context_parallel ||
+      o.overlap_flags || o.max_micro_batch > 0 || o.exhaustive || !o.shard.empty()) {
+    throw UsageError("a serving search takes --objective, --constraint, --top, --threads, --precisions, "
+                     "--max-batch, --max-batch-tokens and --all-gpus; its result is a table on stdout");
+  }
+  ServingSearchOptions options;
+  const FieldTable& fields = FieldTable::serving();
+  for (const auto& text : o.objectives) options.objectives.push_back(parse_objective_option(text, fields));
+  if (options.objectives.size() > kMaxObjectives) throw UsageError("at most 8 objectives");
+  for (const auto& text : o.constraints) options.constraints.push_back(parse_condition_option(text, fields));
+  for (const auto& word : o.precisions) {
+    const auto t = parse_datatype(word);
+    if (!t || (*t != DataType::bf16 && *t != DataType::fp16 && *t != DataType::fp8 && *t != DataType::int8 &&
+               *t != DataType::int4)) {
+      throw UsageError("--precisions: '" + word + "' is not one of bf16, fp16, fp8, int8, int4");
+    }
+    options.space.precisions.push_back(*t);
+  }
+  options.space.max_batch = o.max_batch;
+  options.space.max_batch_tokens = o.max_batch_tokens;
+  options.space.fewer_replicas = !o.all_gpus;
+  options.top = o.top;
+  options.threads = o.threads;
+  options.parameters = model.cost;
+  options.collectives = model.collectives;
+  ProgressBar bar;
+  const ServingSearchResult result = run_serving_search(base, options, bar.control());
+  bar.clear();
+  std::cout << serving_search_report(base, result);
+  std::cout << "cost model: " << model.variant << '\n';
+  std::cout.flush();
+}
 
 void run_search(const SearchCommandOptions& o) {
   std::vector<Override> overrides;
   for (const auto& text : o.overrides) overrides.push_back(parse_override(text));
   const Scenario base = load_scenario(o.scenario, overrides);
-  if (!base.is_training()) {
-    throw InputError(base.source + ": `search` explores training layouts; this is an inference scenario");
-  }
   const ChosenModel model = choose_model(o.model, base.system);
   for (const auto& w : model.warnings) std::cerr << "stepcast: warning: " << w << '\n';
+  if (!base.is_training()) {
+    run_serving(base, o, model);
+    return;
+  }
 
   SearchOptions options;
   for (const auto& text : o.objectives) options.objectives.push_back(parse_objective_option(text));
@@ -129,7 +173,7 @@ void run_search(const SearchCommandOptions& o) {
 
 void add_search_command(CLI::App& app, CommandSet& commands) {
   auto o = std::make_shared<SearchCommandOptions>();
-  CLI::App* cmd = app.add_subcommand("search", "Find the best training layouts of a scenario's model on its GPUs");
+  CLI::App* cmd = app.add_subcommand("search", "Find the best training layouts of a scenario's model on its GPUs, or the best serving layouts");
   cmd->add_option("scenario", o->scenario, "Scenario file, or the name of a catalog scenario")->required();
   cmd->add_option("--set", o->overrides, "Override a scenario key: key.path=value (repeatable)");
   cmd->add_option("--objective", o->objectives,
@@ -148,6 +192,11 @@ void add_search_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--max-micro-batch", o->max_micro_batch, "Largest micro-batch to consider (default: any)");
   cmd->add_flag("--exhaustive", o->exhaustive, "Predict every layout that fits (no bound pruning): slower, for checks");
   cmd->add_option("--gpu-hour-usd", o->gpu_hour_usd, "Price of a GPU-hour, for cost_per_million_tokens_usd");
+  cmd->add_option("--precisions", o->precisions,
+                  "Serving: weight formats to try (default bf16 fp8 int8 int4; those the GPU lacks are skipped)");
+  cmd->add_option("--max-batch", o->max_batch, "Serving: max_batch values to try (default 8, 16, ... up to 2x the scenario's)");
+  cmd->add_option("--max-batch-tokens", o->max_batch_tokens, "Serving: max_batch_tokens values to try (default the scenario's)");
+  cmd->add_flag("--all-gpus", o->all_gpus, "Serving: use every GPU (replicas = gpus / (tp pp)) instead of also trying fewer");
   add_model_options(*cmd, o->model);
   cmd->callback([o, &commands] {
     if (o->pareto && o->objectives.size() < 2) throw UsageError("--pareto needs two or more --objective");
