@@ -474,7 +474,8 @@ SweepFile parse_sweep(std::string_view text, const std::string& source, const Ca
   }
   if (!sweep.base.is_training()) {
     throw InputError({Diagnostic{source, top.get("base")->where.line, top.get("base")->where.column, "base",
-                                 "sweeps over inference scenarios need the serving predictor, which is not available yet",
+                                 "sweep files cover training scenarios only so far; for a serving scenario, `stepcast search` "
+                                 "explores tp, precision, batch limits and replicas",
                                  ""}});
   }
 
