@@ -444,6 +444,11 @@ ModelVariant datasheet_variant() {
   return v;
 }
 
+ModelVariant model_variant_named(const std::string& calibration) {
+  if (calibration.empty() || calibration == kDatasheetVariantName) return datasheet_variant();
+  return calibrated_variant(std::make_shared<const CalibrationProfile>(load_profile(calibration)));
+}
+
 ModelVariant calibrated_variant(std::shared_ptr<const CalibrationProfile> profile) {
   ModelVariant v;
   v.name = profile->name;

@@ -150,5 +150,9 @@ struct ModelVariant {
 
 ModelVariant datasheet_variant();
 ModelVariant calibrated_variant(std::shared_ptr<const CalibrationProfile> profile);
+// What `--calibration NAME` selects: "" or "datasheet" -> the datasheet variant (so scripts can
+// name it as they name profiles); anything else is a profile file, loaded (InputError when
+// unreadable or corrupt).
+ModelVariant model_variant_named(const std::string& calibration);
 
 }  // namespace stepcast

@@ -43,12 +43,12 @@ struct PredictOptions {
 // The model variant for this run: "datasheet", or the profile's (checked against the scenario's
 // GPU and system; mismatches are errors unless --force, then warnings on stderr).
 ModelVariant model_variant(const PredictOptions& options, const Scenario& scenario) {
-  if (options.calibration.empty()) return datasheet_variant();
-  auto profile = std::make_shared<const CalibrationProfile>(load_profile(options.calibration));
-  for (const auto& warning : check_profile_applies(*profile, scenario.system, options.force)) {
+  ModelVariant variant = model_variant_named(options.calibration);
+  if (!variant.profile) return variant;
+  for (const auto& warning : check_profile_applies(*variant.profile, scenario.system, options.force)) {
     std::cerr << "stepcast: warning: " << warning << " (--force)\n";
   }
-  return calibrated_variant(std::move(profile));
+  return variant;
 }
 
 void run_predict(const PredictOptions& options, std::ostream& out) {
@@ -98,7 +98,7 @@ void add_predict_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--collectives", options->collectives, "Collective cost model (default: " +
                                                              std::string(default_collective_model()) + ")");
   cmd->add_option("--calibration", options->calibration,
-                  "Calibration profile from `stepcast calibrate` (default: the uncalibrated 'datasheet' model)");
+                  "Calibration profile from `stepcast calibrate`, or 'datasheet' (the default: the uncalibrated model)");
   cmd->add_flag("--force", options->force, "Use the profile even if it was measured on another GPU or system");
   cmd->add_flag("--strict", options->strict, "Exit with code 3 when the scenario does not fit in GPU memory");
   cmd->callback([options, &commands] {

@@ -32,9 +32,7 @@ struct ValidateOptions {
 int run_validate(const ValidateOptions& o) {
   const Holdout holdout = parse_holdout(o.holdout);
   const ReportFormat format = parse_report_format(o.format);
-  const ModelVariant variant = o.calibration.empty()
-                                   ? datasheet_variant()
-                                   : calibrated_variant(std::make_shared<const CalibrationProfile>(load_profile(o.calibration)));
+  const ModelVariant variant = model_variant_named(o.calibration);
   ValidationReport report;
   report.variant = variant.name;
   report.variant_description = variant.description;
@@ -71,7 +69,7 @@ void add_validate_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("measurements", options->inputs,
                   "stepcast-harness JSON files, nccl-tests *_perf logs, published-runs YAML files")
       ->required();
-  cmd->add_option("--calibration", options->calibration, "Calibration profile (default: the uncalibrated 'datasheet' model)");
+  cmd->add_option("--calibration", options->calibration, "Calibration profile, or 'datasheet' (the default: the uncalibrated model)");
   cmd->add_option("--holdout", options->holdout,
                   "Fit on part of the measurements, report the rest: every-other, fraction[:F], by-group-size[:N]");
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));

@@ -262,3 +262,19 @@ TEST_CASE("inference intervals weigh the prefill and decode steps' components an
         doctest::Approx(0.04 * (pred.prefill_step.linear + pred.prefill_step.output).value() /
                         pred.prefill_step.total().value()));
 }
+
+TEST_CASE("--calibration names the datasheet variant as it names a profile") {
+  for (const std::string name : {"", "datasheet"}) {
+    const ModelVariant v = model_variant_named(name);
+    CHECK(v.name == "datasheet");
+    CHECK(v.profile == nullptr);
+    CHECK(v.cost.kernel_gap_s == CostParameters{}.kernel_gap_s);
+  }
+  const auto path = temp_file("stepcast_named_variant.json");
+  save_profile(path, sample_profile());
+  const ModelVariant v = model_variant_named(path.string());
+  CHECK(v.name == "h100-lab");
+  REQUIRE(v.profile != nullptr);
+  CHECK(v.cost.kernel_gap_s == doctest::Approx(5e-6));
+  CHECK_THROWS_AS(model_variant_named("no-such-profile.json"), InputError);
+}
