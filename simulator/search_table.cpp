@@ -41,7 +41,8 @@ TableHeader search_table_header(const Scenario& base, const SearchOptions& optio
   return h;
 }
 
-void write_search_table(std::ostream& out, TableFormat format, const TableHeader& header, const SearchResult& result) {
+void write_search_table(std::ostream& out, TableFormat format, const TableHeader& header, const SearchResult& result,
+                        const CandidateTexts& texts_of) {
   const FieldTable& fields = FieldTable::training();
   TableWriter writer(out, format, header, fields);
   writer.begin();
@@ -51,7 +52,12 @@ void write_search_table(std::ostream& out, TableFormat format, const TableHeader
     for (std::size_t i = 0; i < n; ++i) {
       if (header.objectives[i].rfind("max", 0) == 0) objectives[i] = -objectives[i];
     }
-    writer.row(c.point, c.row, objectives);
+    if (texts_of) {
+      const std::vector<std::string> texts = texts_of(c);
+      writer.row(c.point, c.row, objectives, texts);
+    } else {
+      writer.row(c.point, c.row, objectives);
+    }
   }
   TableSummary s;
   s.points = result.counts.enumerated;

@@ -10,19 +10,15 @@ namespace stepcast::cli {
 void add_model_options(CLI::App& cmd, ModelChoice& choice) {
   cmd.add_option("--collectives", choice.collectives,
                  "Collective cost model (default: " + std::string(default_collective_model()) + ")");
-  cmd.add_option("--calibration", choice.calibration, "Calibration profile (JSON from `stepcast calibrate`)");
+  cmd.add_option("--calibration", choice.calibration, "Calibration profile (JSON from `stepcast calibrate`), or 'datasheet' (the default: uncalibrated)");
   cmd.add_flag("--force-calibration", choice.force, "Use the profile even when measured on another GPU or system");
 }
 
 ChosenModel choose_model(const ModelChoice& choice, const SystemSpec& system) {
   const std::string name = choice.collectives.empty() ? std::string(default_collective_model()) : choice.collectives;
   ChosenModel out;
-  ModelVariant variant = datasheet_variant();
-  if (!choice.calibration.empty()) {
-    auto profile = std::make_shared<const CalibrationProfile>(load_profile(choice.calibration));
-    out.warnings = check_profile_applies(*profile, system, choice.force);
-    variant = calibrated_variant(std::move(profile));
-  }
+  const ModelVariant variant = model_variant_named(choice.calibration);  // "" or "datasheet": uncalibrated
+  if (variant.profile) out.warnings = check_profile_applies(*variant.profile, system, choice.force);
   (void)make_collective_model(name, system, variant.cost, variant.nccl);  // an unknown name fails here, once
   out.cost = variant.cost;
   out.variant = name + ", " + (variant.profile ? "calibrated '" + variant.name + "'" : variant.name);

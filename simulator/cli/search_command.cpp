@@ -15,6 +15,7 @@
 #include <iostream>
 #include <memory>
 
+#include "simulator/calibrated_columns.h"
 #include "simulator/cli/cli_parsing.h"
 #include "simulator/cli/commands.h"
 #include "simulator/cli/model_choice.h"
@@ -157,14 +158,24 @@ void run_search(const SearchCommandOptions& o) {
     return;
   }
   const TableFormat format = table_format_for(o.format, o.out);
-  const TableHeader header = search_table_header(base, options);
+  TableHeader header = search_table_header(base, options);
+  // With a profile, each kept layout's interval and extrapolation (simulator/calibrated_columns.h).
+  CandidateTexts texts_of;
+  if (model.profile) {
+    for (const auto& c : calibrated_columns()) header.columns.push_back(c);
+    texts_of = [&](const Candidate& c) {
+      Scenario layout = base;
+      apply_layout(LayoutSpace(base, options.space).at(c.point), layout);
+      return calibrated_cells(*model.profile, layout, model.cost, model.collectives);
+    };
+  }
   if (o.out.empty()) {
-    write_search_table(std::cout, format, header, result);
+    write_search_table(std::cout, format, header, result, texts_of);
     return;
   }
   std::ofstream file(o.out, std::ios::binary);
   if (!file) throw InputError({Diagnostic{o.out, 0, 0, "", "cannot write the file", ""}});
-  write_search_table(file, format, header, result);
+  write_search_table(file, format, header, result, texts_of);
   std::cout << search_report_table(base, options, result) << interval_line;
   std::cout << "\nwrote " << result.best.size() << " layouts to " << o.out << '\n';
 }

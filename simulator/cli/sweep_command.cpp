@@ -4,7 +4,8 @@
 // the constraints, in point order, as CSV or JSON Lines (simulator/result_table.h), to --out or
 // stdout. --top K keeps the K best by the objectives, --pareto the non-dominated set (both only
 // among layouts that fit). Progress goes to stderr when it is a terminal; a summary of what was
-// skipped and why goes to stderr at the end.
+// skipped and why goes to stderr at the end. With --calibration each row also carries its step
+// time's 90% interval and what it extrapolates (simulator/calibrated_columns.h).
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -15,12 +16,14 @@
 #include <algorithm>
 #include <set>
 
+#include "simulator/calibrated_columns.h"
 #include "simulator/cli/cli_parsing.h"
 #include "simulator/cli/commands.h"
 #include "simulator/cli/model_choice.h"
 #include "simulator/cli/progress_bar.h"
 #include "simulator/diagnostics.h"
 #include "simulator/sweep_file.h"
+#include "simulator/sweep_points.h"
 #include "simulator/sweep_runner.h"
 
 namespace stepcast::cli {
@@ -84,6 +87,10 @@ void run_sweep_command(const SweepCommandOptions& o) {
   for (const auto& c : result_columns()) {
     if (seen.insert(c).second) header.columns.push_back(c);
   }
+  // With a profile, each row's interval and extrapolation (simulator/calibrated_columns.h).
+  if (model.profile) {
+    for (const auto& c : calibrated_columns()) header.columns.push_back(c);
+  }
 
   std::ofstream file;
   if (!o.out.empty()) {
@@ -96,9 +103,19 @@ void run_sweep_command(const SweepCommandOptions& o) {
   writer.begin();
   std::vector<std::size_t> index(sweep.axes.size());
   std::vector<std::string> texts(text_axes.size());
+  PointBuilder builder(sweep);  // rows arrive on one thread, in order
   const auto texts_of = [&](std::uint64_t point) {
     sweep.decode(point, index);
+    texts.resize(text_axes.size());
     for (std::size_t t = 0; t < text_axes.size(); ++t) texts[t] = axis_text(sweep.axes[text_axes[t]].values[index[text_axes[t]]]);
+    if (model.profile) {
+      std::string reason;
+      const Scenario* scenario = builder.build(point, reason);
+      // A row's point was built once already; it builds again the same way.
+      const auto cells = scenario != nullptr ? calibrated_cells(*model.profile, *scenario, model.cost, model.collectives)
+                                             : std::vector<std::string>(calibrated_columns().size());
+      texts.insert(texts.end(), cells.begin(), cells.end());
+    }
     return std::span<const std::string>(texts);
   };
 
