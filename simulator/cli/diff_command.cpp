@@ -12,6 +12,7 @@
 #include "simulator/cli/model_choice.h"
 #include "simulator/diagnostics.h"
 #include "simulator/diff.h"
+#include "simulator/prediction_interval.h"
 #include "simulator/scenario_loader.h"
 
 namespace stepcast::cli {
@@ -40,6 +41,12 @@ void run_diff(const DiffOptions& o) {
   for (const auto& w : model.warnings) std::cerr << "stepcast: warning: " << w << '\n';
   const ScenarioDiff d = diff_training(a, b, model.cost, model.maker);
   std::cout << diff_text(a, b, d);
+  // With a profile, both step times get their intervals (simulator/prediction_interval.h).
+  if (model.profile) {
+    std::cout << "\nstep times with calibration '" << model.profile->name << "':\n"
+              << "  A " << training_interval(*model.profile, a, d.a, model.cost).describe(d.a.step_time.value(), "s") << '\n'
+              << "  B " << training_interval(*model.profile, b, d.b, model.cost).describe(d.b.step_time.value(), "s") << '\n';
+  }
   std::cout.flush();
 }
 
