@@ -82,6 +82,12 @@ struct ServingWorkload {
   int kv_block_tokens = 16;
   double kv_memory_fraction = 0.9;  // share of free memory given to the KV cache
   enum class Preemption { recompute, swap } preemption = Preemption::recompute;
+  // How a continuous batcher admits a request against the KV pool:
+  //   on_demand  blocks for what it prefills now; later decodes take blocks as they go and preempt
+  //              when none is free (vLLM's block manager, Kwon et al. SOSP'23)
+  //   reserve    blocks for its whole input + output at admission, so nothing is ever preempted
+  //              (TensorRT-LLM's default capacity policy, GUARANTEED_NO_EVICT)
+  enum class KvAdmission { on_demand, reserve } kv_admission = KvAdmission::on_demand;
   double prefix_cache_hit_rate = 0.0;  // fraction of input tokens found in the prefix cache
   int replicas = 1;
   struct Disaggregation {

@@ -137,6 +137,13 @@ struct EnumTable<ServingWorkload::Preemption> {
 };
 
 template <>
+struct EnumTable<ServingWorkload::KvAdmission> {
+  static constexpr std::array values = {
+      std::pair{ServingWorkload::KvAdmission::on_demand, std::string_view("on_demand")},
+      std::pair{ServingWorkload::KvAdmission::reserve, std::string_view("reserve")}};
+};
+
+template <>
 struct EnumTable<Fp8Scaling> {
   static constexpr std::array values = {std::pair{Fp8Scaling::delayed, std::string_view("delayed")},
                                         std::pair{Fp8Scaling::current, std::string_view("current")}};

@@ -211,6 +211,7 @@ void write_inference(Writer& w, const InferenceWorkload& inf) {
   w.integer(2, "kv_block", s.kv_block_tokens);
   w.real(2, "kv_memory_fraction", s.kv_memory_fraction);
   w.enumeration(2, "preemption", s.preemption);
+  w.enumeration(2, "kv_admission", s.kv_admission);
   w.real(2, "prefix_cache_hit_rate", s.prefix_cache_hit_rate);
   w.integer(2, "replicas", s.replicas);
   if (s.disaggregation.enabled) {

@@ -175,6 +175,7 @@ InferencePrediction predict_serving(const Scenario& scenario, StepCostModel& ste
   sc.chunked_prefill = w.chunked_prefill;
   sc.batch_timeout_s = w.batch_timeout.value();
   sc.block_tokens = std::max(w.kv_block_tokens, 1);
+  sc.reserve_whole_sequence = w.kv_admission == ServingWorkload::KvAdmission::reserve;
   const Bandwidth host = scenario.system.gpu.host_bandwidth * o.inference.host_link_eta;
   sc.swap = w.preemption == ServingWorkload::Preemption::swap && host.value() > 0.0;
   if (sc.swap) sc.swap_seconds_per_block = (memory.kv_per_token * static_cast<double>(sc.block_tokens) / host).value();

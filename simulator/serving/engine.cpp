@@ -61,14 +61,14 @@ bool Engine::schedule_prefill(std::vector<RequestState>& requests, int id, int& 
   }
   if (chunk <= 0) return false;
   const int free = m_total_blocks - m_used_blocks;
-  int need = blocks_for(r, r.prefilled + chunk) - r.blocks;
+  int need = std::max(blocks_for(r, r.prefilled + chunk) - r.blocks, 0);  // 0 when reserved up front
   if (need > free) {
     if (whole_prompt_only) return false;
     // Chunked: prefill what the free blocks hold.
     chunk = (r.blocks + free) * m_config.block_tokens + r.cached - r.prefilled;
     chunk = std::min(chunk, remaining);
     if (chunk <= 0) return false;
-    need = blocks_for(r, r.prefilled + chunk) - r.blocks;
+    need = std::max(blocks_for(r, r.prefilled + chunk) - r.blocks, 0);
   }
   r.blocks += need;
   m_used_blocks += need;
@@ -111,6 +111,15 @@ bool Engine::plan_continuous(std::vector<RequestState>& requests) {
           m_waiting.pop_front();
           continue;
         }
+        if (m_config.reserve_whole_sequence) {
+          // Its whole sequence's blocks now, or it waits (and so does everyone behind it).
+          const int need = blocks_for(r, r.input + r.output) - r.blocks;
+          if (need > m_total_blocks - m_used_blocks) break;
+          if (need > 0) {
+            r.blocks += need;
+            m_used_blocks += need;
+          }
+        }
         if (r.prefilled >= r.prompt) {
           const int need = blocks_for(r, r.kv) - r.blocks;
           if (need > m_total_blocks - m_used_blocks) break;
@@ -138,7 +147,7 @@ bool Engine::plan_continuous(std::vector<RequestState>& requests) {
       const int id = m_running[i];
       RequestState& r = requests[static_cast<std::size_t>(id)];
       if (r.prefilled < r.prompt) continue;
-      const int need = blocks_for(r, r.kv + 1) - r.blocks;
+      const int need = std::max(blocks_for(r, r.kv + 1) - r.blocks, 0);
       bool self_preempted = false;
       while (need > m_total_blocks - m_used_blocks) {
         if (m_running.back() == id) {

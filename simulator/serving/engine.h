@@ -23,7 +23,9 @@
 //               it, an iteration is either prefill-only (whole prompts that fit the budget, at
 //               least one; prefills first, as vLLM v0) or decode-only. A request is admitted when
 //               the batch has a free slot (max_batch) and the pool has the blocks for what it
-//               prefills now (head-of-line: FCFS, no skipping).
+//               prefills now (head-of-line: FCFS, no skipping); with reserve_whole_sequence
+//               (kv_admission: reserve) the blocks for its whole input + output instead, so
+//               decodes never need a block that is not there and nothing is preempted.
 //   static      a batch of max_batch requests is formed when that many wait (the simulation
 //               flushes a last, partial batch when the stream has ended); each reserves KV for its
 //               whole input + output. The batch prefills at once,
@@ -71,6 +73,7 @@ struct SchedulerConfig {
   bool chunked_prefill = true;
   double batch_timeout_s = 0.0;
   int block_tokens = 16;
+  bool reserve_whole_sequence = false;  // continuous: admission takes blocks for input + output
   bool swap = false;                   // preemption by swapping (false: recompute)
   double swap_seconds_per_block = 0.0;  // one block to or from host memory
 };

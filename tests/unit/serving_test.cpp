@@ -200,6 +200,25 @@ TEST_CASE("KV blocks: a small pool preempts and still finishes everything, occup
   CHECK(p.max_concurrent_sequences < 20);
 }
 
+TEST_CASE("kv_admission reserve: whole sequences reserved at admission, nothing preempted, no thrash") {
+  // The same small pool as above: on demand, decodes outgrow the pool and preempt (recomputing
+  // prompts); reserving input + output at admission (TensorRT-LLM's GUARANTEED_NO_EVICT) runs
+  // fewer sequences at once but never preempts, so no prompt is prefilled twice.
+  const std::string workload =
+      "arrivals: all-at-once, requests: 400, input_len: 1500, output_len: 1500, kv_memory_fraction: 0.08, "
+      "max_batch: 256, kv_admission: ";
+  const InferencePrediction on_demand = predict_inference(serving_scenario(workload + "on_demand"), quick());
+  const InferencePrediction reserve = predict_inference(serving_scenario(workload + "reserve"), quick());
+  CHECK(on_demand.preemptions > 0);
+  CHECK(reserve.preemptions == 0);
+  CHECK(reserve.dropped == 0);
+  CHECK(reserve.peak_kv_occupancy <= 1.0);
+  // Every request ran: 400 x 1500 output tokens over the run.
+  CHECK(reserve.output_tokens_per_s * reserve.makespan.value() == doctest::Approx(400.0 * 1500.0).epsilon(1e-6));
+  // Recomputed prompts are work the reserving engine never does.
+  CHECK(reserve.output_tokens_per_s > on_demand.output_tokens_per_s);
+}
+
 TEST_CASE("static batching returns a whole batch at once; dynamic batching waits at most its window") {
   const InferencePrediction s = predict_inference(
       serving_scenario("arrivals: all-at-once, requests: 8, scheduler: static, max_batch: 8, "
