@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <ostream>
 #include <sstream>
 
 #include "simulator/collective_models.h"
@@ -21,6 +22,7 @@
 #include "simulator/inference/inference_predictor.h"
 #include "simulator/scenario_checks.h"
 #include "simulator/scenario_loader.h"
+#include "simulator/sweep_file.h"
 
 namespace stepcast {
 namespace {
@@ -186,6 +188,71 @@ void fill_serving_fields(const Scenario& sc, const InferencePrediction& p, std::
   row[s_capacity] = p.capacity_requests_per_s;
 }
 
+namespace {
+
+std::vector<Objective> objectives_or_default(const std::vector<Objective>& given) {
+  if (!given.empty()) return given;
+  std::vector<Objective> out;
+  for (const char* text : {"max goodput_per_gpu", "min ttft_p99_s"}) {
+    ExprError error;
+    out.push_back(*parse_objective(text, FieldTable::serving().resolver(), error));
+  }
+  return out;
+}
+
+}  // namespace
+
+TableHeader serving_search_table_header(const Scenario& base, const ServingSearchOptions& options) {
+  TableHeader h;
+  h.kind = "serving-search";
+  h.name = base.name;
+  h.shard_index = options.shard_index;
+  h.shard_count = options.shard_count;
+  h.selection = Selection::top;
+  h.top = options.top;
+  for (const Objective& o : objectives_or_default(options.objectives)) h.objectives.push_back(o.text());
+  h.columns = FieldTable::serving().names();
+  std::string identity = write_scenario_yaml(base);
+  for (DataType t : options.space.precisions) identity += std::string(to_string(t)) + ",";
+  for (int b : options.space.max_batch) identity += std::to_string(b) + ",";
+  identity += "|";
+  for (int b : options.space.max_batch_tokens) identity += std::to_string(b) + ",";
+  identity += fmt::format("|fewer={}|", options.space.fewer_replicas);
+  for (const auto& o : h.objectives) identity += o + ";";
+  for (const Expression& c : options.constraints) identity += c.text() + ";";
+  identity += fmt::format("|{}|", h.top);
+  CostParameters params = options.parameters;
+  params.for_each_constant([&](std::string_view name, double value, std::string_view) {
+    identity += fmt::format("{}={};", name, value);
+  });
+  h.fingerprint = fmt::format("{:016x}", fnv1a(identity));
+  return h;
+}
+
+void write_serving_search_table(std::ostream& out, TableFormat format, const TableHeader& header,
+                                const ServingSearchResult& result) {
+  TableWriter writer(out, format, header, FieldTable::serving());
+  writer.begin();
+  const std::size_t n = header.objectives.size();
+  for (const Candidate& c : result.best) {
+    std::vector<double> objectives(c.score.begin(), c.score.begin() + static_cast<long>(n));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (header.objectives[i].rfind("max", 0) == 0) objectives[i] = -objectives[i];
+    }
+    writer.row(c.point, c.row, objectives);
+  }
+  TableSummary s;
+  s.points = result.counts.enumerated;
+  s.invalid = result.counts.invalid;
+  s.pruned = result.counts.pruned;
+  s.infeasible = result.counts.infeasible;
+  s.feasible = result.counts.predicted - result.counts.infeasible;
+  s.timed = result.counts.predicted;
+  s.kept = result.best.size();
+  s.seconds = result.counts.seconds;
+  writer.end(s);
+}
+
 ServingSearchResult run_serving_search(const Scenario& base, const ServingSearchOptions& options_in,
                                        const RunControl& control) {
   const auto start = std::chrono::steady_clock::now();
@@ -198,12 +265,7 @@ ServingSearchResult run_serving_search(const Scenario& base, const ServingSearch
   }
   ServingSearchOptions options = options_in;
   const FieldTable& table = FieldTable::serving();
-  if (options.objectives.empty()) {
-    for (const char* text : {"max goodput_per_gpu", "min ttft_p99_s"}) {
-      ExprError error;
-      options.objectives.push_back(*parse_objective(text, table.resolver(), error));
-    }
-  }
+  options.objectives = objectives_or_default(options.objectives);
   const std::size_t n_objectives = std::min(options.objectives.size(), kMaxObjectives);
   const ServingSpace space(base, options.space);
   const CollectiveFactory collectives =

@@ -21,9 +21,11 @@
 // simulator/ranking.h over FieldTable::serving() (simulator/result_fields.h); the default objective
 // is "max goodput_per_gpu" (requests per second meeting every SLO, per GPU: the cheapest way to
 // serve the stream within its SLOs), then "min ttft_p99_s". Results do not depend on the thread
-// count; shard I of N takes the layouts with index % N == I.
+// count; shard I of N takes the layouts with index % N == I, and merged shard tables give the same
+// top K as one run.
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,7 @@
 #include "simulator/collective_factory.h"
 #include "simulator/ranking.h"
 #include "simulator/result_fields.h"
+#include "simulator/result_table.h"
 #include "simulator/run_control.h"
 
 namespace stepcast {
@@ -109,6 +112,13 @@ ServingSearchResult run_serving_search(const Scenario& base, const ServingSearch
 
 // Fills a row of FieldTable::serving() from a scenario and its prediction.
 void fill_serving_fields(const Scenario& scenario, const InferencePrediction& prediction, std::span<double> row);
+
+// The result as a result table (simulator/result_table.h), like a training search's but of kind
+// "serving-search" with every column of FieldTable::serving(); shards merge with `stepcast merge`.
+// The fingerprint covers the scenario and every option that changes the space or the ranking.
+TableHeader serving_search_table_header(const Scenario& base, const ServingSearchOptions& options);
+void write_serving_search_table(std::ostream& out, TableFormat format, const TableHeader& header,
+                                const ServingSearchResult& result);
 
 // The best layouts as a text table (rank, the layout, latencies, throughput, goodput, memory) with
 // the counts, for `stepcast search`.

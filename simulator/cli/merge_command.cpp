@@ -25,13 +25,14 @@ void run_merge(const MergeOptions& o) {
   tables.reserve(o.shards.size());
   for (const auto& path : o.shards) tables.push_back(read_table(path));
   const Table merged = merge_tables(tables, o.shards);
+  const FieldTable& fields = merged.header.kind == "serving-search" ? FieldTable::serving() : FieldTable::training();
   if (o.out.empty()) {
-    write_table(std::cout, merged, FieldTable::training());
+    write_table(std::cout, merged, fields);
     return;
   }
   std::ofstream file(o.out, std::ios::binary);
   if (!file) throw InputError({Diagnostic{o.out, 0, 0, "", "cannot write the file", ""}});
-  write_table(file, merged, FieldTable::training());
+  write_table(file, merged, fields);
   std::cerr << "merged " << o.shards.size() << " shards: " << merged.rows.size() << " rows to " << o.out << '\n';
 }
 

@@ -58,10 +58,10 @@ struct SearchCommandOptions {
 
 // `stepcast search` on a serving scenario (simulator/serving_search.h).
 void run_serving(const Scenario& base, const SearchCommandOptions& o, const ChosenModel& model) {
-  if (o.pareto || !o.out.empty() || (o.format != "table" && !o.format.empty()) || o.context_parallel ||
-      o.overlap_flags || o.max_micro_batch > 0 || o.exhaustive || !o.shard.empty()) {
-    throw UsageError("a serving search takes --objective, --constraint, --top, --threads, --precisions, "
-                     "--max-batch, --max-batch-tokens and --all-gpus; its result is a table on stdout");
+  if (o.pareto || o.context_parallel || o.overlap_flags || o.max_micro_batch > 0 || o.exhaustive) {
+    throw UsageError("--pareto, --context-parallel, --overlap-flags, --max-micro-batch and --exhaustive are for "
+                     "training searches; a serving search takes --precisions, --max-batch, --max-batch-tokens and "
+                     "--all-gpus");
   }
   ServingSearchOptions options;
   const FieldTable& fields = FieldTable::serving();
@@ -81,14 +81,31 @@ void run_serving(const Scenario& base, const SearchCommandOptions& o, const Chos
   options.space.fewer_replicas = !o.all_gpus;
   options.top = o.top;
   options.threads = o.threads;
+  if (!o.shard.empty()) std::tie(options.shard_index, options.shard_count) = parse_shard(o.shard);
   options.parameters = model.cost;
   options.collectives = model.collectives;
   ProgressBar bar;
   const ServingSearchResult result = run_serving_search(base, options, bar.control());
   bar.clear();
+  const bool table_out = o.out.empty() && (o.format.empty() || o.format == "table");
+  if (table_out) {
+    std::cout << serving_search_report(base, result);
+    std::cout << "cost model: " << model.variant << '\n';
+    std::cout.flush();
+    return;
+  }
+  const TableFormat format = table_format_for(o.format, o.out);
+  const TableHeader header = serving_search_table_header(base, options);
+  if (o.out.empty()) {
+    write_serving_search_table(std::cout, format, header, result);
+    return;
+  }
+  std::ofstream file(o.out, std::ios::binary);
+  if (!file) throw InputError({Diagnostic{o.out, 0, 0, "", "cannot write the file", ""}});
+  write_serving_search_table(file, format, header, result);
   std::cout << serving_search_report(base, result);
   std::cout << "cost model: " << model.variant << '\n';
-  std::cout.flush();
+  std::cout << "\nwrote " << result.best.size() << " layouts to " << o.out << '\n';
 }
 
 void run_search(const SearchCommandOptions& o) {

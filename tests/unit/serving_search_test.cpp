@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <cmath>
 #include <tuple>
 
@@ -13,6 +14,7 @@
 #include "simulator/inference/inference_predictor.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/serving_search.h"
+#include "simulator/table_merge.h"
 
 using namespace stepcast;
 
@@ -143,6 +145,37 @@ TEST_CASE("every layout the serving search keeps meets its constraints") {
     CHECK(c.row[static_cast<std::size_t>(t.slot_of("slo_attainment"))] >= 0.99);
     CHECK(c.row[static_cast<std::size_t>(t.slot_of("system.gpus"))] >= 2);
   }
+}
+
+TEST_CASE("serving search shards, written as tables and merged, give the one-run table") {
+  const Scenario base = small_serving();
+  ServingSearchOptions options = small_options();
+  options.space.precisions = {DataType::bf16, DataType::int4};
+  const auto table_of = [&](const ServingSearchResult& r) {
+    std::ostringstream out;
+    write_serving_search_table(out, TableFormat::csv, serving_search_table_header(base, options), r);
+    return out.str();
+  };
+  const ServingSearchResult one = run_serving_search(base, options);
+  const Table reference = parse_table(table_of(one), "one");
+  std::vector<Table> shards;
+  std::vector<std::string> names;
+  options.shard_count = 3;
+  for (int i = 0; i < 3; ++i) {
+    options.shard_index = i;
+    shards.push_back(parse_table(table_of(run_serving_search(base, options)), "shard" + std::to_string(i)));
+    names.push_back("shard" + std::to_string(i));
+  }
+  const Table merged = merge_tables(shards, names);
+  REQUIRE(merged.rows.size() == reference.rows.size());
+  CHECK(merged.header.kind == "serving-search");
+  for (std::size_t k = 0; k < merged.rows.size(); ++k) {
+    CAPTURE(k);
+    CHECK(merged.rows[k].point == reference.rows[k].point);
+    CHECK(merged.rows[k].cells == reference.rows[k].cells);
+  }
+  CHECK(merged.summary.points == reference.summary.points);
+  CHECK(merged.summary.invalid == reference.summary.invalid);
 }
 
 TEST_CASE("the serving search refuses training and disaggregated scenarios") {
