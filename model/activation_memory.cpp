@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "model/mla_ops.h"
+#include "model/moe_ops.h"
+
 namespace stepcast {
 
 LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute) {
@@ -18,12 +21,29 @@ LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute
   const double kv_per_rank = std::max(s.kv_heads / t, 1.0) * s.head_dim;
   // Replicated without SP (Tn = T), split with SP (Tn = T/t).
   const double norms = 2.0 * e * Tn * h;                     // two norm inputs
-  const double gemm_inputs = e * Tn * h * 2.0;               // QKV and FC1 inputs
+  const double gemm_inputs = e * Tn * h * 2.0;               // QKV and FC1 (router) inputs
   const double masks = mask * Tn * h * 2.0;                  // attention-output and MLP dropout masks
-  // Always split across TP ranks.
-  const double qkv = e * T * (s.q_width() / t + 2.0 * kv_per_rank);  // Q, K, V
-  const double projection_input = e * T * s.q_width() / t;
-  const double mlp_inner = e * T * (s.fc1_width() / t + s.ffn / t);  // activation input and output
+  // Attention: Q, K, V and the projection's input, split across TP ranks. MLA also keeps its
+  // latents (replicated on every TP rank): the q and kv down-projection outputs (the norms'
+  // inputs) and the normed latents (the up-projections' inputs).
+  double qkv = e * T * (s.q_width() / t + 2.0 * kv_per_rank);
+  double projection_input = e * T * s.q_width() / t;
+  if (s.mla) {
+    const MlaWidths w = mla_widths(s);
+    const double q_latent = s.mla->q_lora_rank;
+    qkv = e * T * (2.0 * w.q + w.v) + e * T * (2.0 * q_latent + w.latent + s.mla->kv_lora_rank);
+    projection_input = e * T * w.v;
+  }
+  // MLP: the activation's input and output; for a MoE layer, the router's FP32 probabilities, the
+  // tokens the local experts received (their FC1 input), the experts' activation input and output
+  // on those tokens, and the shared experts' as a dense MLP.
+  double mlp_inner = e * T * (s.fc1_width() / t + s.ffn / t);
+  if (s.moe_layer) {
+    const MoeRouting r = moe_routing(s);
+    const double gated = s.mlp == MlpKind::swiglu ? 2.0 : 1.0;
+    mlp_inner = 4.0 * r.tokens * s.moe.experts + e * r.rows * (h + (gated + 1.0) * r.expert_ffn) +
+                e * T * (gated + 1.0) * r.shared_ffn;
+  }
   double core = 0.0;
   if (!s.flash_attention && recompute != Recompute::selective) {
     const double scores = s.micro_batch * (s.heads / t) * s.seq * s.context;

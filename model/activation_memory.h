@@ -16,6 +16,14 @@
 // 4; the 5 a s / h term is the softmax output (2), its dropout mask (1) and the dropout output (2).
 // Without sequence parallelism the norm inputs, the QKV and FC1 inputs and the two dropout masks
 // (10) are replicated on every TP rank; the rest (24) is split.
+//
+// Multi-head latent attention keeps Q, K (width d_nope + d_rope per head), V and the output (d_v
+// per head), split by TP, and its latents (model/mla_ops.h) on every TP rank. A mixture-of-experts
+// layer keeps the router's FP32 probabilities (E per token), the token copies its local experts
+// received and their activation's input and output (model/moe_ops.h: rows = the busiest rank's),
+// and the shared experts' activations. Context parallelism divides everything by cp through the
+// layer shape (seq = seq_len / cp: each rank keeps its own chunks; ring attention does not keep
+// the K/V blocks it receives, it re-circulates them in the backward).
 
 #include "model/layer_shape.h"
 #include "model/parallel.h"

@@ -1,5 +1,7 @@
 #include "model/flops.h"
 
+#include <algorithm>
+
 namespace stepcast {
 namespace {
 double head_dim_of(const TransformerSpec& m) {
@@ -9,19 +11,45 @@ double kv_heads_of(const TransformerSpec& m) { return m.kv_heads > 0 ? m.kv_head
 double ffn_of(const TransformerSpec& m) { return m.ffn_hidden > 0 ? m.ffn_hidden : 4.0 * m.hidden; }
 }  // namespace
 
-LayerFlops layer_forward_flops(const TransformerSpec& model, double sequences, double seq, AttentionCount count) {
+LayerFlops layer_forward_flops(const TransformerSpec& model, double sequences, double seq, AttentionCount count,
+                               bool moe_layer) {
   const double tokens = sequences * seq;
   const double h = model.hidden;
-  const double d = head_dim_of(model);
-  const double q = model.heads * d;
-  const double kv = kv_heads_of(model) * d;
+  const double a = model.heads;
   LayerFlops f;
-  f.qkv = Flops(2.0 * tokens * h * (q + 2.0 * kv));
-  const double attention = 4.0 * sequences * seq * seq * q;
+  double attention = 0.0;
+  if (model.mla) {
+    const MlaSpec& m = *model.mla;
+    const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    const double q = m.q_lora_rank > 0 ? h * m.q_lora_rank + m.q_lora_rank * a * qk : h * a * qk;
+    const double kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank * a * (m.qk_nope_head_dim + m.v_head_dim);
+    f.qkv = Flops(2.0 * tokens * (q + kv));
+    attention = 2.0 * sequences * seq * seq * a * (qk + m.v_head_dim);
+    f.out_proj = Flops(2.0 * tokens * a * m.v_head_dim * h);
+  } else {
+    const double d = head_dim_of(model);
+    const double q = a * d;
+    const double kv = kv_heads_of(model) * d;
+    f.qkv = Flops(2.0 * tokens * h * (q + 2.0 * kv));
+    attention = 4.0 * sequences * seq * seq * q;
+    f.out_proj = Flops(2.0 * tokens * q * h);
+  }
   f.attention = Flops(count == AttentionCount::causal ? 0.5 * attention : attention);
-  f.out_proj = Flops(2.0 * tokens * q * h);
+  // Sliding-window layers: each query attends to `window` keys (the causal work itself, so both
+  // conventions count it once); f.attention is the mean over full and windowed layers.
+  const double windowed = model.windowed_layer_fraction();
+  if (windowed > 0.0 && model.sliding_window < seq) {
+    const double window_work = attention * model.sliding_window / seq;
+    f.attention = f.attention * (1.0 - windowed) + Flops(window_work) * windowed;
+  }
   const double mlp_matrices = model.mlp == MlpKind::swiglu ? 3.0 : 2.0;
-  f.mlp = Flops(2.0 * mlp_matrices * tokens * h * ffn_of(model));
+  if (moe_layer && model.is_moe()) {
+    const double width = model.moe.ffn_hidden > 0 ? model.moe.ffn_hidden : ffn_of(model);
+    f.mlp = Flops(2.0 * mlp_matrices * tokens * h * width * (model.moe.top_k + model.moe.shared_experts));
+    f.router = Flops(2.0 * tokens * h * model.moe.experts);
+  } else {
+    f.mlp = Flops(2.0 * mlp_matrices * tokens * h * ffn_of(model));
+  }
   return f;
 }
 
@@ -31,14 +59,17 @@ Flops logits_forward_flops(const TransformerSpec& model, double sequences, doubl
 
 StepFlops training_step_flops(const TransformerSpec& model, double global_batch, double seq, Recompute recompute,
                               AttentionCount count) {
-  const LayerFlops layer = layer_forward_flops(model, global_batch, seq, count);
-  const Flops layers_forward = layer.total() * static_cast<double>(model.layers);
+  const double moe_layers = model.is_moe() ? std::max(model.layers - model.moe.first_dense_layers, 0) : 0;
+  const double dense_layers = model.layers - moe_layers;
+  const LayerFlops dense = layer_forward_flops(model, global_batch, seq, count, false);
+  const LayerFlops moe = layer_forward_flops(model, global_batch, seq, count, true);
+  const Flops layers_forward = dense.total() * dense_layers + moe.total() * moe_layers;
   const Flops forward = layers_forward + logits_forward_flops(model, global_batch, seq);
   StepFlops f;
   f.model = forward * 3.0;
   f.hardware = f.model;
   if (recompute == Recompute::full) f.hardware += layers_forward;
-  if (recompute == Recompute::selective) f.hardware += layer.attention * static_cast<double>(model.layers);
+  if (recompute == Recompute::selective) f.hardware += dense.attention * static_cast<double>(model.layers);
   return f;
 }
 

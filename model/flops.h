@@ -7,6 +7,14 @@
 //   output projection     2 b s (a d) h
 //   MLP                   4 b s h f  (GELU), 6 b s h f (SwiGLU: gate, up and down projections)
 //   logits (once)         2 b s h V
+// Multi-head latent attention replaces QKV by its projections (model/mla_ops.h: 2 b s times
+// h q_r + q_r a (d_n + d_r) + h (kv_r + d_r) + kv_r a (d_n + d_v)), the core by
+// 2 b s^2 a (d_n + d_r + d_v) and the output projection by 2 b s a d_v h. A mixture-of-experts
+// layer's MLP counts the top_k routed experts and the shared experts each token passes through,
+// 2 m b s h f_e (top_k + shared) with m = 3 (SwiGLU) or 2, plus the router 2 b s h E — the model
+// FLOPs of a token, not the padded or imbalanced work a rank does (that is in the ops' time).
+// Sliding-window layers count 4 b s w a d for their core (each query attends to w keys), and
+// LayerFlops::attention is the mean over the model's full and windowed layers.
 // Backward is twice the forward. Full recomputation adds one forward of every layer; selective
 // recomputation re-runs the attention core only.
 //
@@ -25,16 +33,18 @@ namespace stepcast {
 enum class AttentionCount { full, causal };
 
 struct LayerFlops {
-  Flops qkv;
+  Flops qkv;        // QKV, or MLA's down and up projections
   Flops attention;  // scores + values
   Flops out_proj;
-  Flops mlp;
-  [[nodiscard]] Flops total() const { return qkv + attention + out_proj + mlp; }
+  Flops mlp;        // dense MLP, or the routed top_k and shared experts
+  Flops router;     // MoE layers
+  [[nodiscard]] Flops total() const { return qkv + attention + out_proj + mlp + router; }
 };
 
-// Forward FLOPs of one whole (unsharded) layer for `sequences` sequences of `seq` tokens.
+// Forward FLOPs of one whole (unsharded) layer for `sequences` sequences of `seq` tokens: the dense
+// kind, or (moe_layer) the mixture-of-experts kind.
 LayerFlops layer_forward_flops(const TransformerSpec& model, double sequences, double seq,
-                               AttentionCount count = AttentionCount::full);
+                               AttentionCount count = AttentionCount::full, bool moe_layer = false);
 // Forward FLOPs of the logits GEMM.
 Flops logits_forward_flops(const TransformerSpec& model, double sequences, double seq);
 

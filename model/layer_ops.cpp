@@ -2,15 +2,18 @@
 
 #include <algorithm>
 
+#include "model/mla_ops.h"
+#include "model/moe_ops.h"
+#include "model/op_builders.h"
+
 namespace stepcast {
 namespace {
 
-// Bytes per element of GEMM inputs (the compute format) and of 16/32-bit activations.
-double input_bytes(const LayerShape& s) { return bytes_per_element(s.compute); }
-
-// The format attention kernels run in: FP8 training keeps attention in BF16 (Transformer
-// Engine's default); everything else runs attention in its compute format.
-DataType attention_dtype(const LayerShape& s) { return s.compute == DataType::fp8 ? DataType::bf16 : s.compute; }
+using ops::gemm;
+using ops::input_bytes;
+using ops::memory_op;
+using ops::push_gemm_backward;
+using ops::reduction_op;
 
 // KV heads one TP rank holds: g/t, or one replicated head when t > g.
 double kv_heads_per_rank(const LayerShape& s) { return std::max(s.kv_heads / s.t(), 1.0); }
@@ -18,112 +21,94 @@ double qkv_width_per_rank(const LayerShape& s) {
   return s.q_width() / s.t() + 2.0 * kv_heads_per_rank(s) * s.head_dim;
 }
 
-Op gemm(std::string_view name, const LayerShape& s, double m, double n, double k, double batch = 1.0,
-        double output_bytes_per_element = 0.0) {
-  Op op;
-  op.kind = OpKind::gemm;
-  op.name = name;
-  op.dtype = s.compute;
-  op.gemm = {m, n, k, batch};
-  op.flops = Flops(2.0 * m * n * k * batch);
-  const double out = output_bytes_per_element > 0.0 ? output_bytes_per_element : s.activation_bytes;
-  op.bytes = Bytes(batch * ((m * k + k * n) * input_bytes(s) + m * n * out));
-  return op;
+// The attention core one TP rank runs: its heads, the sequence it holds as queries, the whole
+// context as keys (context parallelism: model/context_parallel.h prices the exchange).
+ops::FlashShape flash_shape(const LayerShape& s) {
+  ops::FlashShape f;
+  f.sequences = s.micro_batch;
+  f.heads = s.heads / s.t();
+  f.queries = s.seq;
+  f.keys = s.context;
+  f.causal = s.causal;
+  f.window = s.window;
+  f.windowed = s.windowed_fraction;
+  if (s.mla) {
+    // MLA up-projects K and V per head: every head has its own K (nope + rope) and V.
+    f.kv_heads = f.heads;
+    f.qk_dim = s.mla->qk_nope_head_dim + s.mla->qk_rope_head_dim;
+    f.v_dim = s.mla->v_head_dim;
+  } else {
+    f.kv_heads = kv_heads_per_rank(s);
+    f.qk_dim = s.head_dim;
+    f.v_dim = s.head_dim;
+  }
+  return f;
 }
 
-// Weight-gradient GEMM: accumulates into the FP32 main gradient (read + write 4 bytes each).
-constexpr double kMainGradAccumulateBytes = 8.0;
-
-Op memory_op(std::string_view name, double bytes) {
-  Op op;
-  op.kind = OpKind::memory_bound;
-  op.name = name;
-  op.bytes = Bytes(bytes);
-  return op;
-}
-
-Op reduction_op(std::string_view name, double bytes) {
-  Op op = memory_op(name, bytes);
-  op.kind = OpKind::reduction;
-  return op;
-}
-
-// Forward GEMM (m, n, k) -> backward data-gradient (m, k, n) and weight-gradient (k, n, m) GEMMs.
-void push_gemm_backward(OpList& ops, std::string_view dgrad, std::string_view wgrad, const LayerShape& s, double m,
-                        double n, double k) {
-  ops.push(gemm(dgrad, s, m, k, n));
-  ops.push(gemm(wgrad, s, k, n, m, 1.0, kMainGradAccumulateBytes));
-}
-
-// Attention score work of one rank: b * (a/t) * s_q * s_kv * d multiply-adds per matmul.
+// Attention score work of one rank: b * (a/t) * s_q * s_kv pairs.
 double attention_pairs(const LayerShape& s) { return s.micro_batch * (s.heads / s.t()) * s.seq * s.context; }
 
-double flash_forward_flops(const LayerShape& s) {
-  // Two matmuls (QK^T and PV) of 2*pairs*d each; a causal kernel skips the masked half.
-  const double full = 4.0 * attention_pairs(s) * s.head_dim;
-  return s.causal ? 0.5 * full : full;
-}
-
-// Q, K, V read and O written by a fused attention forward; the backward reads Q, K, V, O, dO and
-// writes dQ, dK, dV.
-double attention_io_elements(const LayerShape& s) {
-  return s.tokens() * (s.q_width() / s.t()) * 2.0 + s.micro_batch * s.context * kv_heads_per_rank(s) * s.head_dim * 2.0;
+// Width of the attention output (the projection's input) on one rank.
+double attention_output_width(const LayerShape& s) {
+  return s.mla ? s.heads / s.t() * s.mla->v_head_dim : s.q_width() / s.t();
 }
 
 void push_attention_core_forward(OpList& ops, const LayerShape& s) {
   const double e = s.activation_bytes;
+  const ops::FlashShape f = flash_shape(s);
   if (s.flash_attention) {
     Op op;
     op.kind = OpKind::flash_forward;
     op.name = "flash_attention";
-    op.dtype = attention_dtype(s);
-    op.flops = Flops(flash_forward_flops(s));
-    op.bytes = Bytes(attention_io_elements(s) * e);
+    op.dtype = ops::attention_dtype(s);
+    op.flops = Flops(ops::flash_forward_flops(f));
+    op.bytes = Bytes(ops::flash_io_elements(f) * e);
     ops.push(op);
     return;
   }
   // Megatron-LM's unfused path computes the full s x s scores (the causal mask is applied inside
   // the fused softmax), so the batched GEMMs do the full, non-causal work.
-  const double bh = s.micro_batch * s.heads / s.t();
+  const double bh = s.micro_batch * f.heads;
   const double scores = attention_pairs(s);
-  Op qk = gemm("attention_scores", s, s.seq, s.context, s.head_dim, bh);
-  qk.dtype = attention_dtype(s);
+  Op qk = gemm("attention_scores", s, s.seq, s.context, f.qk_dim, bh);
+  qk.dtype = ops::attention_dtype(s);
   ops.push(qk);
   ops.push(reduction_op("scale_mask_softmax", 2.0 * scores * e));
   if (s.dropout) ops.push(memory_op("attention_dropout", scores * (2.0 * e + 1.0)));
-  Op pv = gemm("attention_values", s, s.seq, s.head_dim, s.context, bh);
-  pv.dtype = attention_dtype(s);
+  Op pv = gemm("attention_values", s, s.seq, f.v_dim, s.context, bh);
+  pv.dtype = ops::attention_dtype(s);
   ops.push(pv);
   // The [b, a, s, d] context back to [s, b, a d] (permute + contiguous copy).
-  ops.push(memory_op("context_transpose", 2.0 * s.tokens() * s.q_width() / s.t() * e));
+  ops.push(memory_op("context_transpose", 2.0 * s.tokens() * attention_output_width(s) * e));
 }
 
 void push_attention_core_backward(OpList& ops, const LayerShape& s) {
   const double e = s.activation_bytes;
+  const ops::FlashShape f = flash_shape(s);
   if (s.flash_attention) {
     Op op;
     op.kind = OpKind::flash_backward;
     op.name = "flash_attention.backward";
-    op.dtype = attention_dtype(s);
-    op.flops = Flops(kFlashBackwardWorkRatio * flash_forward_flops(s));
-    op.bytes = Bytes(attention_io_elements(s) * e * 2.0);
+    op.dtype = ops::attention_dtype(s);
+    op.flops = Flops(kFlashBackwardWorkRatio * ops::flash_forward_flops(f));
+    op.bytes = Bytes(ops::flash_io_elements(f) * e * 2.0);
     ops.push(op);
     return;
   }
-  const double bh = s.micro_batch * s.heads / s.t();
+  const double bh = s.micro_batch * f.heads;
   const double scores = attention_pairs(s);
   auto attention_gemm = [&](std::string_view name, double m, double n, double k) {
     Op op = gemm(name, s, m, n, k, bh);
-    op.dtype = attention_dtype(s);
+    op.dtype = ops::attention_dtype(s);
     ops.push(op);
   };
-  ops.push(memory_op("context_transpose.backward", 2.0 * s.tokens() * s.q_width() / s.t() * e));
-  attention_gemm("attention_values.dgrad_probs", s.seq, s.context, s.head_dim);  // dP = dO V^T
-  attention_gemm("attention_values.dgrad_v", s.context, s.head_dim, s.seq);      // dV = P^T dO
+  ops.push(memory_op("context_transpose.backward", 2.0 * s.tokens() * attention_output_width(s) * e));
+  attention_gemm("attention_values.dgrad_probs", s.seq, s.context, f.v_dim);  // dP = dO V^T
+  attention_gemm("attention_values.dgrad_v", s.context, f.v_dim, s.seq);      // dV = P^T dO
   if (s.dropout) ops.push(memory_op("attention_dropout.backward", scores * (2.0 * e + 1.0)));
   ops.push(reduction_op("scale_mask_softmax.backward", 3.0 * scores * e));
-  attention_gemm("attention_scores.dgrad_q", s.seq, s.head_dim, s.context);  // dQ = dS K
-  attention_gemm("attention_scores.dgrad_k", s.context, s.head_dim, s.seq);  // dK = dS^T Q
+  attention_gemm("attention_scores.dgrad_q", s.seq, f.qk_dim, s.context);  // dQ = dS K
+  attention_gemm("attention_scores.dgrad_k", s.context, f.qk_dim, s.seq);  // dK = dS^T Q
 }
 
 // Bias + dropout + residual add (Megatron's fused bias_dropout_add): reads the branch output and
@@ -176,14 +161,22 @@ OpList layer_forward_ops(const LayerShape& s) {
   const double T = s.tokens();
   ops.push(reduction_op("input_norm", norm_bytes(s)));
   if (s.compute == DataType::fp8) ops.push(memory_op("fp8_casts", fp8_forward_cast_bytes(s)));
-  ops.push(gemm("qkv_proj", s, T, qkv_width_per_rank(s), s.hidden));
+  if (s.mla) {
+    push_mla_projections_forward(ops, s);
+  } else {
+    ops.push(gemm("qkv_proj", s, T, qkv_width_per_rank(s), s.hidden));
+  }
   push_attention_core_forward(ops, s);
-  ops.push(gemm("out_proj", s, T, s.hidden, s.q_width() / s.t()));
+  ops.push(gemm("out_proj", s, T, s.hidden, attention_output_width(s)));
   ops.push(memory_op("bias_dropout_add", bias_dropout_add_bytes(s)));
   ops.push(reduction_op("post_attention_norm", norm_bytes(s)));
-  ops.push(gemm("fc1", s, T, s.fc1_width() / s.t(), s.hidden));
-  ops.push(memory_op(s.mlp == MlpKind::swiglu ? "swiglu" : "bias_gelu", activation_forward_bytes(s)));
-  ops.push(gemm("fc2", s, T, s.hidden, s.ffn / s.t()));
+  if (s.moe_layer) {
+    push_moe_forward(ops, s);
+  } else {
+    ops.push(gemm("fc1", s, T, s.fc1_width() / s.t(), s.hidden));
+    ops.push(memory_op(s.mlp == MlpKind::swiglu ? "swiglu" : "bias_gelu", activation_forward_bytes(s)));
+    ops.push(gemm("fc2", s, T, s.hidden, s.ffn / s.t()));
+  }
   ops.push(memory_op("bias_dropout_add", bias_dropout_add_bytes(s)));
   return ops;
 }
@@ -194,14 +187,23 @@ OpList layer_backward_ops(const LayerShape& s) {
   if (s.compute == DataType::fp8) ops.push(memory_op("fp8_casts.backward", fp8_backward_cast_bytes(s)));
   if (s.linear_bias) ops.push(reduction_op("bias_grads", bias_gradient_bytes(s)));
   ops.push(memory_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s)));
-  push_gemm_backward(ops, "fc2.dgrad", "fc2.wgrad", s, T, s.hidden, s.ffn / s.t());
-  ops.push(memory_op(s.mlp == MlpKind::swiglu ? "swiglu.backward" : "bias_gelu.backward", activation_backward_bytes(s)));
-  push_gemm_backward(ops, "fc1.dgrad", "fc1.wgrad", s, T, s.fc1_width() / s.t(), s.hidden);
+  if (s.moe_layer) {
+    push_moe_backward(ops, s);
+  } else {
+    push_gemm_backward(ops, "fc2.dgrad", "fc2.wgrad", s, T, s.hidden, s.ffn / s.t());
+    ops.push(memory_op(s.mlp == MlpKind::swiglu ? "swiglu.backward" : "bias_gelu.backward",
+                       activation_backward_bytes(s)));
+    push_gemm_backward(ops, "fc1.dgrad", "fc1.wgrad", s, T, s.fc1_width() / s.t(), s.hidden);
+  }
   ops.push(reduction_op("post_attention_norm.backward", norm_backward_bytes(s)));
   ops.push(memory_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s)));
-  push_gemm_backward(ops, "out_proj.dgrad", "out_proj.wgrad", s, T, s.hidden, s.q_width() / s.t());
+  push_gemm_backward(ops, "out_proj.dgrad", "out_proj.wgrad", s, T, s.hidden, attention_output_width(s));
   push_attention_core_backward(ops, s);
-  push_gemm_backward(ops, "qkv_proj.dgrad", "qkv_proj.wgrad", s, T, qkv_width_per_rank(s), s.hidden);
+  if (s.mla) {
+    push_mla_projections_backward(ops, s);
+  } else {
+    push_gemm_backward(ops, "qkv_proj.dgrad", "qkv_proj.wgrad", s, T, qkv_width_per_rank(s), s.hidden);
+  }
   ops.push(reduction_op("input_norm.backward", norm_backward_bytes(s)));
   return ops;
 }
@@ -281,7 +283,21 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.causal = true;
   s.compute = precision.compute;
   s.activation_bytes = (precision.compute == DataType::fp32 || precision.compute == DataType::tf32) ? 4.0 : 2.0;
+  s.mla = model.mla;
+  s.moe = model.moe;
+  if (s.moe.is_moe() && s.moe.ffn_hidden <= 0) s.moe.ffn_hidden = static_cast<int>(s.ffn);
+  s.ep = model.is_moe() ? std::max(parallel.ep, 1) : 1;
+  s.expert_tp = model.is_moe() ? std::max(parallel.expert_tensor_parallel(), 1) : 1;
+  s.cp = std::max(parallel.cp, 1);
+  s.cp_kind = parallel.cp_kind;
+  s.window = model.sliding_window;
+  s.windowed_fraction = model.windowed_layer_fraction();
   return s;
+}
+
+LayerShape moe_layer_shape(LayerShape shape) {
+  shape.moe_layer = shape.moe.is_moe();
+  return shape;
 }
 
 }  // namespace stepcast

@@ -3,7 +3,11 @@
 // dimensions every per-layer cost function (ops, FLOPs, activation memory, TP traffic) needs.
 //
 // Built once per scenario by make_layer_shape() and passed by value; all sizes are element counts
-// held as doubles (products reach 1e12 and beyond).
+// held as doubles (products reach 1e12 and beyond). A mixture-of-experts model has two layer
+// kinds: make_layer_shape() gives the dense one (moe_layer false: a dense MLP of width ffn) and
+// moe_layer_shape() the one whose MLP is the experts.
+
+#include <optional>
 
 #include "model/datatype.h"
 #include "model/parallel.h"
@@ -34,6 +38,19 @@ struct LayerShape {
   DataType compute = DataType::bf16;  // GEMM input format
   double activation_bytes = 2.0;      // bytes per stored activation element
 
+  // Attention variant, experts and context parallelism (the same for every layer of a model).
+  std::optional<MlaSpec> mla;         // multi-head latent attention instead of MHA/GQA/MQA
+  bool moe_layer = false;             // this layer's MLP is the mixture of experts in `moe`
+  MoeSpec moe;                        // moe.ffn_hidden resolved (> 0 for a MoE model)
+  int ep = 1;                         // expert-parallel ranks (model/placement.h)
+  int expert_tp = 1;                  // tensor parallelism inside the experts
+  int cp = 1;                         // context-parallel ranks: seq above is seq_len / cp
+  ContextParallelKind cp_kind = ContextParallelKind::ring;
+  // Sliding-window attention: the window in tokens (0: none) and the share of layers using it.
+  // One shape prices the average layer (exact over a stage holding whole window/full periods).
+  double window = 0.0;
+  double windowed_fraction = 0.0;
+
   [[nodiscard]] double tokens() const { return micro_batch * seq; }  // b*s
   [[nodiscard]] double t() const { return static_cast<double>(tp); }
   // Tokens that replicated (non-TP) regions hold: all of them, or 1/t with sequence parallelism.
@@ -41,11 +58,15 @@ struct LayerShape {
   [[nodiscard]] double q_width() const { return heads * head_dim; }       // a*d (== h usually)
   [[nodiscard]] double kv_width() const { return kv_heads * head_dim; }   // g*d
   [[nodiscard]] double fc1_width() const { return mlp == MlpKind::swiglu ? 2.0 * ffn : ffn; }
+  // Weight matrices of one MLP (or one expert): gate, up and down for SwiGLU; FC1 and FC2 else.
+  [[nodiscard]] double mlp_matrices() const { return mlp == MlpKind::swiglu ? 3.0 : 2.0; }
   bool operator==(const LayerShape&) const = default;
 };
 
-// Dimensions from a scenario's parts.
+// Dimensions from a scenario's parts (the dense layer kind).
 LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload& training,
                             const ParallelConfig& parallel, const PrecisionConfig& precision);
+// The same layer with its MLP replaced by the experts (requires shape.moe.is_moe()).
+LayerShape moe_layer_shape(LayerShape shape);
 
 }  // namespace stepcast

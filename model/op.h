@@ -45,7 +45,7 @@ struct Op {
 // A short list of ops with inline storage.
 class OpList {
  public:
-  static constexpr int kCapacity = 40;
+  static constexpr int kCapacity = 64;  // a MoE + MLA layer backward has ~45 ops
 
   void push(const Op& op) {
     assert(m_count < kCapacity);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <sstream>
@@ -13,74 +14,98 @@
 namespace stepcast {
 namespace {
 
-// Sizes of the dimensions in `order`, with ep carved out of dp when ep > 1.
+// A dimension of a rank layout and its size.
 struct DimSize {
   ParallelDim dim;
   int size;
 };
 
-std::vector<DimSize> ordered_dims(const ParallelConfig& p) {
+// The names of `order` ("tp-cp-ep-dp-pp"), fastest first, mapped through `size_of_name`; a name
+// whose size is 0 is left out.
+template <class F>
+std::vector<DimSize> dims_in_order(const std::string& order, F&& size_of_name) {
   std::vector<DimSize> dims;
-  std::string_view order = p.order;
+  std::string_view text = order;
   std::size_t start = 0;
-  while (start <= order.size()) {
-    const std::size_t end = std::min(order.find('-', start), order.size());
-    const std::string_view name = order.substr(start, end - start);
-    if (name == "tp") dims.push_back({ParallelDim::tp, p.tp});
-    else if (name == "cp") dims.push_back({ParallelDim::cp, p.cp});
-    else if (name == "ep") dims.push_back({ParallelDim::ep, p.ep});
-    else if (name == "dp") dims.push_back({ParallelDim::dp, p.ep > 0 ? p.dp / std::max(p.ep, 1) : p.dp});
-    else if (name == "pp") dims.push_back({ParallelDim::pp, p.pp});
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('-', start), text.size());
+    const std::string_view name = text.substr(start, end - start);
+    const DimSize d = size_of_name(name);
+    if (d.size > 0) dims.push_back(d);
     start = end + 1;
-  }
-  // An order without ep means ep == 1 (dense model): dp keeps its whole size.
-  const bool has_ep = std::any_of(dims.begin(), dims.end(), [](const DimSize& d) { return d.dim == ParallelDim::ep; });
-  if (!has_ep) {
-    for (auto& d : dims) {
-      if (d.dim == ParallelDim::dp) d.size = p.dp;
-    }
   }
   return dims;
 }
 
-int stride_of(ParallelDim dim, const std::vector<DimSize>& dims) {
-  int stride = 1;
-  for (const auto& d : dims) {
-    if (d.dim == dim) return stride;
-    stride *= d.size;
-  }
-  return stride;
+// Attention and dense layers: tp, cp, dp, pp in `order` (ep does not split them).
+std::vector<DimSize> dense_dims(const ParallelConfig& p) {
+  return dims_in_order(p.order, [&](std::string_view name) -> DimSize {
+    if (name == "tp") return {ParallelDim::tp, p.tp};
+    if (name == "cp") return {ParallelDim::cp, p.cp};
+    if (name == "dp") return {ParallelDim::dp, p.dp};
+    if (name == "pp") return {ParallelDim::pp, p.pp};
+    return {ParallelDim::ep, 0};
+  });
 }
 
-int size_of(ParallelDim dim, const std::vector<DimSize>& dims) {
-  for (const auto& d : dims) {
-    if (d.dim == dim) return d.size;
+// Expert layers (Megatron-Core's "MoE parallel folding", megatron/core/parallel_state.py: a second
+// RankGenerator over the same ranks and order with tp = expert_tp, cp = 1, ep, and
+// dp = expert-data-parallel = tp*cp*dp / (expert_tp*ep)): the context-parallel ranks fold into
+// the expert dimensions.
+std::vector<DimSize> expert_dims(const ParallelConfig& p) {
+  const int etp = std::max(p.expert_tensor_parallel(), 1);
+  const int ep = std::max(p.ep, 1);
+  const int edp = std::max(p.tp * p.cp * p.dp / (etp * ep), 1);
+  bool has_ep = false;
+  auto dims = dims_in_order(p.order, [&](std::string_view name) -> DimSize {
+    if (name == "tp") return {ParallelDim::etp, etp};
+    if (name == "ep") {
+      has_ep = true;
+      return {ParallelDim::ep, ep};
+    }
+    if (name == "dp") return {ParallelDim::edp, edp};
+    if (name == "pp") return {ParallelDim::pp, p.pp};
+    return {ParallelDim::cp, 0};
+  });
+  // An order without ep (a dense model, ep = 1): experts would sit right before dp.
+  if (!has_ep) {
+    const auto dp = std::find_if(dims.begin(), dims.end(), [](const DimSize& d) { return d.dim == ParallelDim::edp; });
+    dims.insert(dp, DimSize{ParallelDim::ep, ep});
   }
-  return 1;
+  return dims;
+}
+
+bool is_expert_dim(ParallelDim dim) {
+  return dim == ParallelDim::ep || dim == ParallelDim::etp || dim == ParallelDim::edp;
+}
+
+// Ranks of the group containing rank 0 that spans every dimension in `which` (fastest first).
+std::vector<int> members_spanning(const std::vector<DimSize>& dims, std::initializer_list<ParallelDim> which) {
+  std::vector<int> members{0};
+  int stride = 1;
+  for (const auto& d : dims) {
+    if (std::find(which.begin(), which.end(), d.dim) != which.end() && d.size > 1) {
+      std::vector<int> grown;
+      grown.reserve(members.size() * static_cast<std::size_t>(d.size));
+      for (int i = 0; i < d.size; ++i) {
+        for (int m : members) grown.push_back(m + i * stride);
+      }
+      members = std::move(grown);
+    }
+    stride *= d.size;
+  }
+  return members;
 }
 
 }  // namespace
 
 std::vector<int> group_members(ParallelDim dim, const ParallelConfig& parallel) {
-  const auto dims = ordered_dims(parallel);
-  std::vector<int> members;
-  if (dim == ParallelDim::dp) {
-    // The data-parallel group of a dense layer spans ep x (dp / ep): both strides, ep fastest.
-    const int ep_stride = stride_of(ParallelDim::ep, dims);
-    const int dp_stride = stride_of(ParallelDim::dp, dims);
-    const int ep = size_of(ParallelDim::ep, dims);
-    const int rest = size_of(ParallelDim::dp, dims);
-    const bool has_ep = ep > 1;
-    for (int j = 0; j < rest; ++j) {
-      for (int i = 0; i < (has_ep ? ep : 1); ++i) members.push_back(j * dp_stride + i * (has_ep ? ep_stride : 0));
-    }
-    return members;
-  }
-  const int stride = stride_of(dim, dims);
-  const int size = size_of(dim, dims);
-  members.reserve(static_cast<std::size_t>(size));
-  for (int i = 0; i < size; ++i) members.push_back(i * stride);
-  return members;
+  if (is_expert_dim(dim)) return members_spanning(expert_dims(parallel), {dim});
+  return members_spanning(dense_dims(parallel), {dim});
+}
+
+std::vector<int> gradient_group_members(const ParallelConfig& parallel) {
+  return members_spanning(dense_dims(parallel), {ParallelDim::cp, ParallelDim::dp});
 }
 
 namespace {
@@ -188,9 +213,15 @@ std::string describe(const GroupLinks& links) {
 
 std::vector<GroupPlacement> placement_report(const ParallelConfig& parallel, const SystemSpec& system) {
   std::vector<GroupPlacement> out;
-  const std::array<std::pair<ParallelDim, int>, 4> dims{
-      {{ParallelDim::tp, parallel.tp}, {ParallelDim::cp, parallel.cp}, {ParallelDim::ep, parallel.ep},
-       {ParallelDim::dp, parallel.dp}}};
+  const int etp = parallel.expert_tensor_parallel();
+  const bool experts = parallel.ep > 1;
+  const int edp = parallel.expert_data_parallel();
+  const std::array<std::pair<ParallelDim, int>, 6> dims{{{ParallelDim::tp, parallel.tp},
+                                                         {ParallelDim::cp, parallel.cp},
+                                                         {ParallelDim::ep, parallel.ep},
+                                                         {ParallelDim::etp, experts ? etp : 1},
+                                                         {ParallelDim::dp, parallel.dp},
+                                                         {ParallelDim::edp, experts ? edp : 1}}};
   for (const auto& [dim, size] : dims) {
     if (size <= 1) continue;
     const GroupLayout layout = layout_of(dim, parallel, system);

@@ -4,9 +4,17 @@
 // Ranks map to GPUs in order (rank r is GPU r; GPU g sits on server g / gpus_per_node). The
 // parallel dimensions vary from fastest to slowest as ParallelConfig::order says, Megatron's
 // "tp-cp-ep-dp-pp" by default: TP ranks are adjacent (inside a node), PP stages furthest apart.
-// `ep` splits the data-parallel dimension (Megatron-Core expert layers) and must sit directly
-// before `dp` when present. All groups of one kind are translates of the group holding rank 0,
-// so describing that group describes them all.
+// All groups of one kind are translates of the group holding rank 0, so describing that group
+// describes them all.
+//
+// Two layouts share the ranks (Megatron-Core's "MoE parallel folding", megatron/core/
+// parallel_state.py, which builds one RankGenerator for each):
+//   attention and dense layers   tp, cp, dp, pp in `order` (ep is skipped);
+//   expert layers                etp (= expert_tp), ep, edp, pp in the same order, with cp = 1:
+//                                the tp*cp*dp ranks of a pipeline stage regroup as
+//                                expert_tp * ep * edp, edp = tp*cp*dp / (expert_tp*ep).
+// With expert_tp = 1 an EP group is ep adjacent ranks (TP ranks included); with expert_tp = tp and
+// cp = 1 it is the older layout where EP splits the data-parallel ranks (stride tp).
 //
 // For communication a "node" of GroupLayout is an NVLink domain: a server, or a whole GB200 NVL72
 // rack (system.nvlink_domain_gpus > gpus_per_node), whose GPUs all reach each other over NVLink.
@@ -23,7 +31,9 @@ namespace stepcast {
 
 class Topology;  // model/topology.h
 
-enum class ParallelDim { tp, cp, ep, dp, pp };
+// etp: tensor parallelism inside the expert layers; edp: their data parallelism (the ranks that
+// hold the same experts and reduce their gradients together).
+enum class ParallelDim { tp, cp, ep, dp, pp, etp, edp };
 
 constexpr std::string_view to_string(ParallelDim d) {
   switch (d) {
@@ -32,13 +42,19 @@ constexpr std::string_view to_string(ParallelDim d) {
     case ParallelDim::ep: return "ep";
     case ParallelDim::dp: return "dp";
     case ParallelDim::pp: return "pp";
+    case ParallelDim::etp: return "etp";
+    case ParallelDim::edp: return "edp";
   }
   return "?";
 }
 
 // Ranks of the group of kind `dim` that contains rank 0, in ring order. For pp this is every
-// stage of one pipeline; for dp the whole data-parallel group (ep included).
+// stage of one pipeline; ep, etp and edp are groups of the expert layout.
 std::vector<int> group_members(ParallelDim dim, const ParallelConfig& parallel);
+// The ranks that reduce the gradients of attention and dense-layer weights together: dp x cp
+// (Megatron-Core's data-parallel group "with context parallelism": CP ranks hold the same weights
+// and see different parts of the sequences).
+std::vector<int> gradient_group_members(const ParallelConfig& parallel);
 
 // Where the ranks sit: ranks per node, nodes spanned, NIC share, leaf switches crossed.
 GroupLayout layout_of(const std::vector<int>& members, const SystemSpec& system);
@@ -66,8 +82,9 @@ GroupLinks links_crossed(const std::vector<int>& members, const Topology& topolo
 // "NVLink", "NVLink + network", "NVLink + network + spine", "none".
 std::string describe(const GroupLinks& links);
 
-// Every parallel group larger than one GPU, in the order tp, cp, ep, dp, pp (pp: the neighbouring
-// stages that exchange activations), each with its layout description.
+// Every parallel group larger than one GPU, in the order tp, cp, ep, etp, dp, edp, pp (pp: the
+// neighbouring stages that exchange activations; etp and edp only with expert parallelism,
+// ep > 1), each with its layout description.
 std::vector<GroupPlacement> placement_report(const ParallelConfig& parallel, const SystemSpec& system);
 // One line for predict/explain: "TP: inside NVLink (8 GPUs of one node); DP: 16 nodes across
 // rails (1 GPU per node, 1/8 of each node's NICs)".

@@ -29,8 +29,11 @@ struct MoeSpec {
   int top_k = 1;              // experts each token is routed to
   int ffn_hidden = 0;         // per-expert FFN width (0: same as the dense ffn_hidden)
   int shared_experts = 0;     // always-active experts (DeepSeekMoE)
-  double capacity_factor = 1.0;   // tokens an expert accepts, relative to a perfectly even share
-  double load_imbalance = 1.0;    // busiest expert's load over the mean (router imbalance)
+  // Tokens each expert processes, relative to a perfectly even share: 0 = dropless (Megatron's
+  // default; the busiest rank's experts then carry load_imbalance x the mean), > 0 = a fixed
+  // capacity, tokens beyond it dropped and buffers padded to it (model/moe_ops.h).
+  double capacity_factor = 0.0;
+  double load_imbalance = 1.0;    // dropless: the busiest rank's per-expert load over the mean
   int first_dense_layers = 0;     // leading layers with a dense MLP (DeepSeek-V3: 3)
 
   [[nodiscard]] bool is_moe() const { return experts > 1; }
@@ -54,8 +57,19 @@ struct TransformerSpec {
                               // Llama: none); dropout masks are stored activations
   std::optional<MlaSpec> mla;
   MoeSpec moe;
+  // Sliding-window attention (GPT-OSS, Gemma, Mistral): queries attend to the last
+  // `sliding_window` tokens only; 0 = full attention everywhere. With full_attention_every = N > 0
+  // every N-th layer attends fully and the others use the window (Megatron-Core's
+  // window_attn_skip_freq); 0 = every layer uses the window.
+  int sliding_window = 0;
+  int full_attention_every = 0;
 
   [[nodiscard]] bool is_moe() const { return moe.is_moe(); }
+  // Share of layers whose attention is windowed.
+  [[nodiscard]] double windowed_layer_fraction() const {
+    if (sliding_window <= 0) return 0.0;
+    return full_attention_every > 0 ? 1.0 - 1.0 / full_attention_every : 1.0;
+  }
   bool operator==(const TransformerSpec&) const = default;
 };
 

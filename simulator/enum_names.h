@@ -51,7 +51,8 @@ struct EnumTable<Offload> {
 template <>
 struct EnumTable<ContextParallelKind> {
   static constexpr std::array values = {std::pair{ContextParallelKind::ring, std::string_view("ring")},
-                                        std::pair{ContextParallelKind::ulysses, std::string_view("ulysses")}};
+                                        std::pair{ContextParallelKind::ulysses, std::string_view("ulysses")},
+                                        std::pair{ContextParallelKind::all_gather, std::string_view("all_gather")}};
 };
 
 template <>

@@ -4,6 +4,7 @@
 
 #include "model/layer_ops.h"
 #include "model/op_time.h"
+#include "simulator/parallel_traffic.h"
 
 namespace stepcast {
 namespace {
@@ -16,6 +17,22 @@ Seconds gemm_time(const OpList& ops, std::string_view name, const LayerCostInput
     if (op.name == name) return time_of(op, in);
   }
   return Seconds(0.0);
+}
+
+// The GEMM names a block's TP collectives pair with (model/layer_ops.cpp, mla_ops.cpp, moe_ops.cpp).
+struct BlockGemms {
+  std::string_view in, out, in_dgrad, out_dgrad, in_wgrad;
+};
+BlockGemms attention_block_gemms(const LayerShape& s) {
+  if (!s.mla) return {"qkv_proj", "out_proj", "qkv_proj.dgrad", "out_proj.dgrad", "qkv_proj.wgrad"};
+  if (s.mla->q_lora_rank > 0) {
+    return {"q_down_proj", "out_proj", "q_down_proj.dgrad", "out_proj.dgrad", "q_down_proj.wgrad"};
+  }
+  return {"q_proj", "out_proj", "q_proj.dgrad", "out_proj.dgrad", "q_proj.wgrad"};
+}
+BlockGemms mlp_block_gemms(const LayerShape& s) {
+  if (s.moe_layer) return {"shared_fc1", "shared_fc2", "shared_fc1.dgrad", "shared_fc2.dgrad", "shared_fc1.wgrad"};
+  return {"fc1", "fc2", "fc1.dgrad", "fc2.dgrad", "fc1.wgrad"};
 }
 
 // Exposed part of a collective that --tp-comm-overlap pipelines with `gemm`.
@@ -43,37 +60,49 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
 
   const Bytes activation(s.tokens() * s.hidden * s.activation_bytes);  // b s h
   if (s.tp > 1) {
+    // The GEMMs each block's TP collectives sit next to: the attention block's first projection
+    // (QKV, or MLA's down-projections) and its output projection; the MLP's FC1 and FC2 — a MoE
+    // layer's shared experts (its routed experts reach their tokens through the all-to-all, on the
+    // sequence-parallel shard, with no TP collective), none without shared experts.
+    const BlockGemms attention = attention_block_gemms(s);
+    const BlockGemms mlp = mlp_block_gemms(s);
+    const bool mlp_collectives = !s.moe_layer || s.moe.shared_experts > 0;
+    const double blocks = mlp_collectives ? 2.0 : 1.0;
     Seconds forward_comm(0.0);
     Seconds backward_comm(0.0);
     if (s.sequence_parallel) {
       const Seconds gather = net.time(CollectiveOp::all_gather, activation, in.tp_group);
       const Seconds scatter = net.time(CollectiveOp::reduce_scatter, activation, in.tp_group);
-      const Seconds regather_qkv = max(gather - gemm_time(backward, "qkv_proj.dgrad", in), Seconds(0.0));
-      const Seconds regather_fc1 = max(gather - gemm_time(backward, "fc1.dgrad", in), Seconds(0.0));
+      const Seconds regather_attention = max(gather - gemm_time(backward, attention.in_dgrad, in), Seconds(0.0));
+      const Seconds regather_mlp =
+          mlp_collectives ? max(gather - gemm_time(backward, mlp.in_dgrad, in), Seconds(0.0)) : Seconds(0.0);
       if (in.tp_comm_overlap) {
-        forward_comm = overlapped(gather, gemm_time(forward, "qkv_proj", in), in) +
-                       overlapped(scatter, gemm_time(forward, "out_proj", in), in) +
-                       overlapped(gather, gemm_time(forward, "fc1", in), in) +
-                       overlapped(scatter, gemm_time(forward, "fc2", in), in);
-        backward_comm = overlapped(gather, gemm_time(backward, "fc2.dgrad", in), in) +
-                        overlapped(scatter, gemm_time(backward, "fc1.dgrad", in), in) +
-                        overlapped(gather, gemm_time(backward, "out_proj.dgrad", in), in) +
-                        overlapped(scatter, gemm_time(backward, "qkv_proj.dgrad", in), in) + regather_qkv +
-                        regather_fc1;
+        forward_comm = overlapped(gather, gemm_time(forward, attention.in, in), in) +
+                       overlapped(scatter, gemm_time(forward, attention.out, in), in);
+        backward_comm = overlapped(gather, gemm_time(backward, attention.out_dgrad, in), in) +
+                        overlapped(scatter, gemm_time(backward, attention.in_dgrad, in), in) + regather_attention;
+        if (mlp_collectives) {
+          forward_comm += overlapped(gather, gemm_time(forward, mlp.in, in), in) +
+                          overlapped(scatter, gemm_time(forward, mlp.out, in), in);
+          backward_comm += overlapped(gather, gemm_time(backward, mlp.out_dgrad, in), in) +
+                           overlapped(scatter, gemm_time(backward, mlp.in_dgrad, in), in) + regather_mlp;
+        }
       } else {
-        forward_comm = (gather + scatter) * 2.0;
-        backward_comm = (gather + scatter) * 2.0 + regather_qkv + regather_fc1;
+        forward_comm = (gather + scatter) * blocks;
+        backward_comm = (gather + scatter) * blocks + regather_attention + regather_mlp;
       }
     } else {
       const Seconds reduce = net.time(CollectiveOp::all_reduce, activation, in.tp_group);
       if (in.tp_comm_overlap) {
-        forward_comm = overlapped(reduce, gemm_time(forward, "out_proj", in), in) +
-                       overlapped(reduce, gemm_time(forward, "fc2", in), in);
-        backward_comm = overlapped(reduce, gemm_time(backward, "qkv_proj.wgrad", in), in) +
-                        overlapped(reduce, gemm_time(backward, "fc1.wgrad", in), in);
+        forward_comm = overlapped(reduce, gemm_time(forward, attention.out, in), in);
+        backward_comm = overlapped(reduce, gemm_time(backward, attention.in_wgrad, in), in);
+        if (mlp_collectives) {
+          forward_comm += overlapped(reduce, gemm_time(forward, mlp.out, in), in);
+          backward_comm += overlapped(reduce, gemm_time(backward, mlp.in_wgrad, in), in);
+        }
       } else {
-        forward_comm = reduce * 2.0;
-        backward_comm = reduce * 2.0;
+        forward_comm = reduce * blocks;
+        backward_comm = reduce * blocks;
       }
     }
     c.layer_forward.tp_exposed = forward_comm;
@@ -102,6 +131,8 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
   c.output_forward.compute = ops_time(output_forward_ops(s), *in.gpu, *in.params);
   c.output_backward.compute = ops_time(output_backward_ops(s), *in.gpu, *in.params);
 
+  add_expert_and_context_traffic(in, forward, backward, c);
+
   // ZeRO-3: every layer's parameters are all-gathered before its forward and again before its
   // backward, prefetched while the previous layer computes (FSDP / Megatron-FSDP).
   if (in.zero >= 3 && in.dp_group.size > 1) {
@@ -115,6 +146,12 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
 
 bool same_layer_cost_inputs(const LayerCostInputs& a, const LayerCostInputs& b) {
   const bool zero3 = a.zero >= 3;
+  const bool experts = a.shape->moe_layer && (a.shape->ep > 1 || a.shape->expert_tp > 1);
+  const bool context = a.shape->cp > 1;
+  if (experts && (a.ep_group != b.ep_group || a.etp_group != b.etp_group || a.ep_comm_overlap != b.ep_comm_overlap)) {
+    return false;
+  }
+  if (context && (a.cp_group != b.cp_group || a.cp_ring_hop != b.cp_ring_hop)) return false;
   return a.recompute == b.recompute && zero3 == (b.zero >= 3) && a.tp_comm_overlap == b.tp_comm_overlap &&
          a.gpu == b.gpu && a.params == b.params && a.collectives == b.collectives && a.tp_group == b.tp_group &&
          *a.shape == *b.shape && (!zero3 || (a.dp_group == b.dp_group && a.layer_parameters_per_rank == b.layer_parameters_per_rank &&

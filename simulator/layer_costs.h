@@ -15,7 +15,10 @@
 // overlapped re-gather, exposed only beyond its GEMM). With it (userbuffers), each collective is
 // pipelined with its GEMM in tp chunks; what stays exposed is max(comm - gemm, one chunk).
 // Full recomputation re-runs the forward, collectives included; selective re-runs the attention
-// core, which has none.
+// core, which has no TP collective (but with context parallelism re-runs its K/V exchange).
+// A MoE layer's TP collectives cover the attention block and its shared experts only; its expert
+// all-to-alls (ep_exposed) and the context-parallel K/V exchange (cp_exposed) are priced in
+// simulator/parallel_traffic.h.
 
 #include "model/collective.h"
 #include "model/cost_parameters.h"
@@ -32,7 +35,9 @@ struct PassTime {
   Seconds recompute;    // re-running forward kernels before the backward
   Seconds tp_exposed;   // tensor-parallel collectives on the critical path
   Seconds dp_exposed;   // ZeRO-3 parameter gathers not hidden behind compute
-  [[nodiscard]] Seconds total() const { return compute + recompute + tp_exposed + dp_exposed; }
+  Seconds ep_exposed;   // MoE dispatch/combine all-to-alls (and expert-TP collectives) on the critical path
+  Seconds cp_exposed;   // context-parallel K/V exchange not hidden behind attention
+  [[nodiscard]] Seconds total() const { return compute + recompute + tp_exposed + dp_exposed + ep_exposed + cp_exposed; }
 };
 
 struct LayerCosts {
@@ -58,6 +63,12 @@ struct LayerCostInputs {
   int zero = 0;
   double layer_parameters_per_rank = 0.0;  // for ZeRO-3 gathers
   double parameter_bytes = 2.0;            // bytes per weight element
+  // Expert and context parallelism (used when the shape has ep/expert_tp/cp > 1).
+  GroupLayout ep_group;
+  GroupLayout etp_group;
+  GroupLayout cp_group;
+  GroupLayout cp_ring_hop;         // the CP ring's slowest neighbouring pair
+  bool ep_comm_overlap = false;    // hide the all-to-alls behind another micro-batch's compute
 };
 
 LayerCosts layer_costs(const LayerCostInputs& in);

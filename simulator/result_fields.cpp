@@ -191,7 +191,7 @@ void fill_key_fields(const Scenario& sc, std::span<double> row) {
   row[s_dp] = p.dp;
   row[s_cp] = p.cp;
   row[s_ep] = p.ep;
-  row[s_expert_tp] = p.expert_tp;
+  row[s_expert_tp] = p.expert_tensor_parallel();
   row[s_vpp] = p.vpp;
   row[s_sp] = p.sequence_parallel ? 1.0 : 0.0;
   row[s_schedule] = index_of_enum(p.schedule);

@@ -238,15 +238,13 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
         // moe_tp_size = tp_size).
         sink.error_at("parallel.ep", "ep (" + str(p.ep) + ") does not divide tp (" + str(p.tp) +
                                          "): inference splits the experts over the tensor-parallel ranks");
-      } else if (s.is_training() && state.dp_valid && ok({"parallel.cp"}) && (p.dp * p.cp) % p.ep != 0) {
-        sink.error_at("parallel.ep", "ep (" + str(p.ep) + ") does not divide dp*cp = " + str(p.dp) + "*" + str(p.cp) +
-                                         " = " + str(p.dp * p.cp));
       }
     }
-    // Megatron-Core MoE: expert_tp * ep * expert-dp = tp * cp * dp.
+    // Megatron-Core MoE (parallel folding): the tp*cp*dp ranks of a stage regroup as
+    // expert_tp * ep * expert-dp, so expert_tp*ep must divide tp*cp*dp.
     if (s.is_training() && state.dp_valid && ok({"parallel.tp", "parallel.cp", "parallel.ep", "parallel.expert_tp"}) &&
-        (p.tp * p.cp * p.dp) % (p.expert_tp * p.ep) != 0) {
-      sink.error_at("parallel.expert_tp", "expert_tp*ep = " + str(p.expert_tp) + "*" + str(p.ep) +
+        (p.tp * p.cp * p.dp) % (p.expert_tensor_parallel() * p.ep) != 0) {
+      sink.error_at("parallel.expert_tp", "expert_tp*ep = " + str(p.expert_tensor_parallel()) + "*" + str(p.ep) +
                                               " does not divide tp*cp*dp = " + str(p.tp * p.cp * p.dp));
     }
     if (ok({"parallel.tp", "parallel.cp", "parallel.cp_kind"}) && p.cp > 1 &&

@@ -538,7 +538,7 @@ std::optional<ParallelConfig> read_parallel(Reader& ctx, const YamlValue& v, boo
   const MapReader r(ctx.sink, v.node, v.path, v.where,
                     {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "first_stage_layers", "last_stage_layers",
                      "sequence_parallel", "schedule", "zero", "recompute", "offload", "cp_kind", "overlap_grad_reduce",
-                     "overlap_param_gather", "tp_comm_overlap", "order"});
+                     "overlap_param_gather", "tp_comm_overlap", "ep_comm_overlap", "order"});
   if (!r.is_mapping()) return std::nullopt;
   ParallelConfig p;
   const auto set = [&](const char* key, int& field, IntRange range = kPositive) {
@@ -563,6 +563,7 @@ std::optional<ParallelConfig> read_parallel(Reader& ctx, const YamlValue& v, boo
   if (auto x = r.boolean("overlap_grad_reduce")) p.overlap_grad_reduce = *x;
   if (auto x = r.boolean("overlap_param_gather")) p.overlap_param_gather = *x;
   if (auto x = r.boolean("tp_comm_overlap")) p.tp_comm_overlap = *x;
+  if (auto x = r.boolean("ep_comm_overlap")) p.ep_comm_overlap = *x;
   if (auto x = r.string("order")) p.order = *x;
   return p;
 }

@@ -81,6 +81,8 @@ void write_model(Writer& w, const TransformerSpec& m) {
   w.real(2, "capacity_factor", m.moe.capacity_factor);
   w.real(2, "load_imbalance", m.moe.load_imbalance);
   w.integer(2, "first_dense_layers", m.moe.first_dense_layers);
+  w.integer(2, "sliding_window", m.sliding_window);
+  w.integer(2, "full_attention_every", m.full_attention_every);
   if (m.mla) {
     w.key(2, "mla");
     w.integer(4, "q_lora_rank", m.mla->q_lora_rank);
@@ -233,7 +235,7 @@ void write_parallel(Writer& w, const ParallelConfig& p) {
   w.integer(2, "dp", p.dp);
   w.integer(2, "cp", p.cp);
   w.integer(2, "ep", p.ep);
-  w.integer(2, "expert_tp", p.expert_tp);
+  if (p.expert_tp > 0) w.integer(2, "expert_tp", p.expert_tp);  // omitted: follows tp
   w.integer(2, "vpp", p.vpp);
   if (p.first_stage_layers >= 0) w.integer(2, "first_stage_layers", p.first_stage_layers);
   if (p.last_stage_layers >= 0) w.integer(2, "last_stage_layers", p.last_stage_layers);
@@ -246,6 +248,7 @@ void write_parallel(Writer& w, const ParallelConfig& p) {
   w.boolean(2, "overlap_grad_reduce", p.overlap_grad_reduce);
   w.boolean(2, "overlap_param_gather", p.overlap_param_gather);
   w.boolean(2, "tp_comm_overlap", p.tp_comm_overlap);
+  w.boolean(2, "ep_comm_overlap", p.ep_comm_overlap);
   w.text(2, "order", p.order);
 }
 

@@ -53,7 +53,7 @@ const std::vector<std::string>& model_field_keys() {
       "layers",  "hidden",     "heads",          "kv_heads",       "head_dim",        "ffn_hidden",
       "vocab",   "mlp",        "norm",           "tied_embeddings", "linear_bias",    "dropout",     "experts",
       "top_k",   "moe_ffn_hidden", "shared_experts", "capacity_factor", "load_imbalance", "first_dense_layers",
-      "mla"};
+      "mla",     "sliding_window", "full_attention_every"};
   return keys;
 }
 
@@ -180,9 +180,11 @@ void read_model_fields(const MapReader& r, TransformerSpec& m) {
   if (auto v = r.integer("top_k")) m.moe.top_k = to_int(*v);
   if (auto v = r.integer("moe_ffn_hidden", kNonNegative)) m.moe.ffn_hidden = to_int(*v);
   if (auto v = r.integer("shared_experts", kNonNegative)) m.moe.shared_experts = to_int(*v);
-  if (auto v = r.real("capacity_factor")) m.moe.capacity_factor = *v;
+  if (auto v = r.real("capacity_factor", {0.0, false})) m.moe.capacity_factor = *v;  // 0: dropless
   if (auto v = r.real("load_imbalance", {1.0, false})) m.moe.load_imbalance = *v;
   if (auto v = r.integer("first_dense_layers", kNonNegative)) m.moe.first_dense_layers = to_int(*v);
+  if (auto v = r.integer("sliding_window", kNonNegative)) m.sliding_window = to_int(*v);
+  if (auto v = r.integer("full_attention_every", kNonNegative)) m.full_attention_every = to_int(*v);
   if (auto v = r.get("mla")) {
     const MapReader mla(r.sink(), v->node, v->path, v->where,
                         {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});

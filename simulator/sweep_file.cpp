@@ -97,7 +97,7 @@ std::vector<std::string> auto_values(const std::string& key, const Scenario& bas
     out = {0, 1, 2, 3};
   } else if (key == "parallel.sequence_parallel" || key == "parallel.overlap_grad_reduce" ||
              key == "parallel.overlap_param_gather" || key == "parallel.tp_comm_overlap" ||
-             key == "training.flash_attention") {
+             key == "parallel.ep_comm_overlap" || key == "training.flash_attention") {
     return {"false", "true"};
   } else if (key == "parallel.schedule") {
     return enum_spellings<PipelineSchedule>();

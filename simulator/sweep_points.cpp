@@ -14,7 +14,7 @@ namespace {
 // The keys the fast path writes in memory, and how their values read.
 enum class Field {
   tp, pp, dp, cp, ep, expert_tp, vpp, first_stage_layers, last_stage_layers, zero, sequence_parallel,
-  overlap_grad_reduce, overlap_param_gather, tp_comm_overlap, schedule, recompute, offload, cp_kind, seq_len,
+  overlap_grad_reduce, overlap_param_gather, tp_comm_overlap, ep_comm_overlap, schedule, recompute, offload, cp_kind, seq_len,
   global_batch, micro_batch, gpus, precision
 };
 enum class Kind { integer, boolean, word };
@@ -40,6 +40,7 @@ constexpr FastKey kFastKeys[] = {
     {"parallel.overlap_grad_reduce", Field::overlap_grad_reduce, Kind::boolean},
     {"parallel.overlap_param_gather", Field::overlap_param_gather, Kind::boolean},
     {"parallel.tp_comm_overlap", Field::tp_comm_overlap, Kind::boolean},
+    {"parallel.ep_comm_overlap", Field::ep_comm_overlap, Kind::boolean},
     {"parallel.schedule", Field::schedule, Kind::word},
     {"parallel.recompute", Field::recompute, Kind::word},
     {"parallel.offload", Field::offload, Kind::word},
@@ -131,6 +132,7 @@ void apply(Field f, long long v, Scenario& sc) {
     case Field::overlap_grad_reduce: p.overlap_grad_reduce = v != 0; break;
     case Field::overlap_param_gather: p.overlap_param_gather = v != 0; break;
     case Field::tp_comm_overlap: p.tp_comm_overlap = v != 0; break;
+    case Field::ep_comm_overlap: p.ep_comm_overlap = v != 0; break;
     case Field::schedule: p.schedule = enum_at<PipelineSchedule>(v); break;
     case Field::recompute: p.recompute = enum_at<Recompute>(v); break;
     case Field::offload: p.offload = enum_at<Offload>(v); break;

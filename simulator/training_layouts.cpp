@@ -45,6 +45,8 @@ LayoutSpace::LayoutSpace(const Scenario& base, const LayoutSpaceOptions& options
   const bool interleavable = std::find(options.schedules.begin(), options.schedules.end(),
                                        PipelineSchedule::one_f_one_b) != options.schedules.end();
 
+  // Expert TP as the scenario sets it, or following tp (its default).
+  const auto expert_tp_for = [&](int tp) { return fixed.expert_tp > 0 ? fixed.expert_tp : tp; };
   for (int tp : divisors(gpus)) {
     if (m.heads % tp != 0 || (m.kv_heads % tp != 0 && tp % m.kv_heads != 0)) continue;
     for (int cp : divisors(gpus / tp)) {
@@ -54,14 +56,15 @@ LayoutSpace::LayoutSpace(const Scenario& base, const LayoutSpaceOptions& options
         if (m.layers % pp != 0) continue;
         const int dp = gpus / (tp * cp * pp);
         if (t.global_batch % dp != 0) continue;
-        // Expert parallelism divides the experts and dp*cp; expert_tp*ep divides tp*cp*dp.
+        // Expert parallelism divides the experts, and expert_tp*ep divides tp*cp*dp (Megatron-Core's
+        // parallel folding, model/placement.h).
         std::vector<int> eps = {1};
         if (m.is_moe()) {
           eps.clear();
           for (int ep : divisors(m.moe.experts)) {
-            if ((dp * cp) % ep == 0 && (tp * cp * dp) % (fixed.expert_tp * ep) == 0) eps.push_back(ep);
+            if ((tp * cp * dp) % (expert_tp_for(tp) * ep) == 0) eps.push_back(ep);
           }
-        } else if ((tp * cp * dp) % fixed.expert_tp != 0) {
+        } else if ((tp * cp * dp) % expert_tp_for(tp) != 0) {
           continue;
         }
         for (int ep : eps) {

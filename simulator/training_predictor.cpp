@@ -5,6 +5,8 @@
 #include <cassert>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "model/activation_memory.h"
 #include "model/flops.h"
 #include "model/layer_shape.h"
@@ -112,6 +114,61 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Tr
   return predict(scenario, *collectives, options);
 }
 
+TrainingPredictor::Groups TrainingPredictor::place_groups(const ParallelConfig& par, const SystemSpec& system) {
+  Groups g;
+  g.tp = layout_of(ParallelDim::tp, par, system);
+  g.dp = layout_of(ParallelDim::dp, par, system);
+  g.pp_link = pipeline_neighbour_layout(par, system);
+  g.gradients = par.cp > 1 ? layout_of(gradient_group_members(par), system) : g.dp;
+  if (par.cp > 1) {
+    g.cp = layout_of(ParallelDim::cp, par, system);
+    // The ring runs as fast as its slowest hop: a pair that crosses NVLink domains if any does.
+    const auto ring = group_members(ParallelDim::cp, par);
+    const int domain = std::max({system.gpus_per_node, system.nvlink_domain_gpus, 1});
+    std::size_t hop = 0;
+    for (std::size_t i = 0; i + 1 < ring.size(); ++i) {
+      if (ring[i] / domain != ring[i + 1] / domain) {
+        hop = i;
+        break;
+      }
+    }
+    g.cp_ring_hop = layout_of(std::vector<int>{ring[hop], ring[hop + 1]}, system);
+  }
+  if (par.ep > 1 || par.expert_tensor_parallel() > 1) {
+    g.ep = layout_of(ParallelDim::ep, par, system);
+    g.etp = layout_of(ParallelDim::etp, par, system);
+    g.edp = layout_of(ParallelDim::edp, par, system);
+  } else {
+    g.edp = g.gradients;
+  }
+  return g;
+}
+
+LayerCosts TrainingPredictor::price_layer(const LayerCostInputs& inputs) {
+  if (m_memoize) {
+    for (const CostMemo& c : m_cost_memo) {
+      if (same_layer_cost_inputs(c.inputs, inputs)) return c.costs;
+    }
+  }
+  LayerCosts costs = layer_costs(inputs);
+  if (m_memoize) {
+    constexpr std::size_t kShapes = 32;
+    CostMemo* slot = nullptr;
+    if (m_cost_memo.size() < kShapes) {
+      m_cost_memo.reserve(kShapes);  // no reallocation: entries point at their own shapes
+      slot = &m_cost_memo.emplace_back();
+    } else {
+      slot = &m_cost_memo[m_cost_memo_next];
+      m_cost_memo_next = (m_cost_memo_next + 1) % kShapes;
+    }
+    slot->inputs = inputs;
+    slot->shape = *inputs.shape;
+    slot->inputs.shape = &slot->shape;
+    slot->costs = costs;
+  }
+  return costs;
+}
+
 void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel& net, bool timeline) {
   assert(scenario.is_training());
   const TransformerSpec& model = scenario.model;
@@ -136,30 +193,31 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   const int chunks = plan.chunks;
   const int virtual_stages = plan.virtual_stages;
 
-  // --- 1. One layer, priced once -------------------------------------------------------------
+  // --- 1. Each layer kind, priced once ---------------------------------------------------------
+  // A dense model has one layer kind; a mixture-of-experts model also has MoE layers (all but its
+  // first_dense_layers), priced with the same attention block and the experts as their MLP.
   plan.shape = make_layer_shape(model, training, par, precision);
+  plan.has_moe = model.is_moe() && moe_layer_count(model) > 0;
+  plan.moe_shape = plan.has_moe ? moe_layer_shape(plan.shape) : plan.shape;
   const LayerShape& shape = plan.shape;
   if (m_memoize) check_memo_system(system);
   const LayoutMemo* placed = nullptr;
   if (m_memoize) {
     for (const LayoutMemo& l : m_layout_memo) {
-      if (l.tp == par.tp && l.cp == par.cp && l.ep == par.ep && l.dp == par.dp && l.pp == par.pp && l.order == par.order) {
+      if (l.tp == par.tp && l.cp == par.cp && l.ep == par.ep && l.expert_tp == par.expert_tp && l.dp == par.dp &&
+          l.pp == par.pp && l.order == par.order) {
         placed = &l;
         break;
       }
     }
   }
   if (placed != nullptr) {
-    plan.tp_group = placed->tp_group;
-    plan.dp_group = placed->dp_group;
-    plan.pp_link = placed->pp_link;
+    plan.groups = placed->groups;
   } else {
-    plan.tp_group = layout_of(ParallelDim::tp, par, system);
-    plan.dp_group = layout_of(ParallelDim::dp, par, system);
-    plan.pp_link = pipeline_neighbour_layout(par, system);
+    plan.groups = place_groups(par, system);
     if (m_memoize) {
       constexpr std::size_t kLayouts = 16;
-      LayoutMemo l{par.tp, par.cp, par.ep, par.dp, par.pp, par.order, plan.tp_group, plan.dp_group, plan.pp_link};
+      LayoutMemo l{par.tp, par.cp, par.ep, par.expert_tp, par.dp, par.pp, par.order, plan.groups};
       if (m_layout_memo.size() < kLayouts) {
         m_layout_memo.push_back(std::move(l));
       } else {
@@ -168,7 +226,16 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
       }
     }
   }
-  plan.layer_params = layer_parameters_per_rank(model, tp);
+  plan.tp_group = plan.groups.tp;
+  plan.dp_group = plan.groups.gradients;
+  plan.pp_link = plan.groups.pp_link;
+  plan.gradient_ranks = dp * std::max(par.cp, 1);
+  plan.expert_dp = plan.has_moe ? std::max(par.expert_data_parallel(), 1) : plan.gradient_ranks;
+  const LayerParametersPerRank dense_layer = layer_parameters_per_rank(model, tp);
+  const LayerParametersPerRank moe_layer = layer_parameters_per_rank(model, tp, true, par.ep, par.expert_tensor_parallel());
+  plan.layer_params = dense_layer.total();
+  plan.moe_layer_dense_params = plan.has_moe ? moe_layer.dense : 0.0;
+  plan.moe_layer_expert_params = plan.has_moe ? moe_layer.experts : 0.0;
   plan.weight_bytes = bytes_per_element(precision.params);
   plan.grad_bytes = bytes_per_element(precision.grads);
 
@@ -184,53 +251,56 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   cost_inputs.zero = par.zero;
   cost_inputs.layer_parameters_per_rank = plan.layer_params;
   cost_inputs.parameter_bytes = plan.weight_bytes;
-  const CostMemo* priced = nullptr;
-  if (m_memoize) {
-    for (const CostMemo& c : m_cost_memo) {
-      if (same_layer_cost_inputs(c.inputs, cost_inputs)) {
-        priced = &c;
-        break;
-      }
-    }
-  }
-  if (priced != nullptr) {
-    plan.costs = priced->costs;
+  cost_inputs.ep_group = plan.groups.ep;
+  cost_inputs.etp_group = plan.groups.etp;
+  cost_inputs.cp_group = plan.groups.cp;
+  cost_inputs.cp_ring_hop = plan.groups.cp_ring_hop;
+  cost_inputs.ep_comm_overlap = par.ep_comm_overlap;
+  plan.costs = price_layer(cost_inputs);
+  if (plan.has_moe) {
+    LayerCostInputs moe_inputs = cost_inputs;
+    moe_inputs.shape = &plan.moe_shape;
+    moe_inputs.layer_parameters_per_rank = moe_layer.total();
+    plan.moe_costs = price_layer(moe_inputs);
   } else {
-    plan.costs = layer_costs(cost_inputs);
-    if (m_memoize) {
-      constexpr std::size_t kShapes = 32;
-      CostMemo* slot = nullptr;
-      if (m_cost_memo.size() < kShapes) {
-        m_cost_memo.reserve(kShapes);  // no reallocation: entries point at their own shapes
-        slot = &m_cost_memo.emplace_back();
-      } else {
-        slot = &m_cost_memo[m_cost_memo_next];
-        m_cost_memo_next = (m_cost_memo_next + 1) % kShapes;
-      }
-      slot->inputs = cost_inputs;
-      slot->shape = shape;
-      slot->inputs.shape = &slot->shape;
-      slot->costs = plan.costs;
-    }
+    plan.moe_costs = plan.costs;
   }
   const LayerCosts& costs = plan.costs;
+  const LayerCosts& moe_costs = plan.moe_costs;
 
   const LayerActivations layer_activation = layer_activation_bytes(shape, par.recompute);
+  const LayerActivations moe_activation =
+      plan.has_moe ? layer_activation_bytes(plan.moe_shape, par.recompute) : layer_activation;
 
   // --- 2. Stages -------------------------------------------------------------------------------
   std::vector<int>& layers = plan.layers;
   fill_layers_per_virtual_stage(model.layers, par, layers);
+  // Layers run in virtual-stage order, so the first_dense_layers dense ones fill the earliest.
+  plan.moe_layers.assign(static_cast<std::size_t>(virtual_stages), 0);
+  {
+    int first = 0;
+    const int dense_layers = model.layers - moe_layer_count(model);
+    for (int vs = 0; vs < virtual_stages; ++vs) {
+      const int n = layers[static_cast<std::size_t>(vs)];
+      const int dense_here = std::clamp(dense_layers - first, 0, n);
+      plan.moe_layers[static_cast<std::size_t>(vs)] = plan.has_moe ? n - dense_here : 0;
+      first += n;
+    }
+  }
   m_forward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
   m_backward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
   m_activations.assign(static_cast<std::size_t>(virtual_stages), Bytes(0.0));
   const Seconds layer_forward = pass_total(costs.layer_forward);
   const Seconds layer_backward = pass_total(costs.layer_backward);
+  const Seconds moe_forward = pass_total(moe_costs.layer_forward);
+  const Seconds moe_backward = pass_total(moe_costs.layer_backward);
   for (int vs = 0; vs < virtual_stages; ++vs) {
     const auto i = static_cast<std::size_t>(vs);
-    const double n = layers[i];
-    m_forward[i] = layer_forward * n;
-    m_backward[i] = layer_backward * n;
-    m_activations[i] = layer_activation.stored * n;
+    const double nm = plan.moe_layers[i];
+    const double n = layers[i] - nm;
+    m_forward[i] = layer_forward * n + moe_forward * nm;
+    m_backward[i] = layer_backward * n + moe_backward * nm;
+    m_activations[i] = layer_activation.stored * n + moe_activation.stored * nm;
     if (vs == 0) {
       m_forward[i] += pass_total(costs.embedding_forward);
       m_backward[i] += pass_total(costs.embedding_backward);
@@ -273,28 +343,39 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   spec.record_timeline = timeline;
 
   // --- Each stage's parameters (per chunk) and optimizer step ------------------------------------
+  // Dense parameters (attention, dense MLPs, shared experts, routers, embeddings) are reduced and
+  // sharded over the dp x cp ranks; routed experts over the expert-data-parallel ranks.
   const double embedding_params = embedding_parameters(model) / tp;
   const double output_params = output_layer_parameters(model) / tp +
                                (model.tied_embeddings && pp > 1 ? embedding_parameters(model) / tp : 0.0);
   const Bandwidth hbm = gpu.memory_bandwidth * params.memory_bandwidth_eta;
-  const bool sharded_optimizer = par.zero >= 1 && dp > 1;
+  const double dense_shards = par.zero >= 1 ? plan.gradient_ranks : 1.0;
+  const double expert_shards = par.zero >= 1 ? plan.expert_dp : 1.0;
   plan.chunk_params.assign(static_cast<std::size_t>(pp * chunks), 0.0);
+  plan.chunk_expert_params.assign(static_cast<std::size_t>(pp * chunks), 0.0);
   plan.stage_params.assign(static_cast<std::size_t>(pp), 0.0);
+  plan.stage_expert_params.assign(static_cast<std::size_t>(pp), 0.0);
   plan.optimizer.assign(static_cast<std::size_t>(pp), Seconds(0.0));
   for (int s = 0; s < pp; ++s) {
     double& stage_params = plan.stage_params[static_cast<std::size_t>(s)];
+    double& stage_experts = plan.stage_expert_params[static_cast<std::size_t>(s)];
     for (int c = 0; c < chunks; ++c) {
       const int vs = c * pp + s;
-      double p = layers[static_cast<std::size_t>(vs)] * plan.layer_params;
+      const double nm = plan.moe_layers[static_cast<std::size_t>(vs)];
+      const double nd = layers[static_cast<std::size_t>(vs)] - nm;
+      double p = nd * plan.layer_params + nm * plan.moe_layer_dense_params;
       if (vs == 0) p += embedding_params;
       if (vs == virtual_stages - 1) p += output_params;
+      const double experts = nm * plan.moe_layer_expert_params;
       plan.chunk_params[static_cast<std::size_t>(s * chunks + c)] = p;
+      plan.chunk_expert_params[static_cast<std::size_t>(s * chunks + c)] = experts;
       stage_params += p;
+      stage_experts += experts;
     }
-    const double shard = sharded_optimizer ? stage_params / dp : stage_params;
+    const double shard = stage_params / dense_shards + stage_experts / expert_shards;
     const double optimizer_bytes = shard * (params.adam_bytes_per_param +
                                             (precision.loss_scaling ? params.loss_scale_bytes_per_param : 0.0)) +
-                                   stage_params * plan.grad_bytes;  // zeroing the gradient buffer
+                                   (stage_params + stage_experts) * plan.grad_bytes;  // zeroing the gradient buffer
     plan.optimizer[static_cast<std::size_t>(s)] = Bytes(optimizer_bytes) / hbm;
   }
 }
@@ -306,21 +387,29 @@ void TrainingPredictor::stage_memory(const Scenario& scenario, std::span<const B
   const Plan& plan = m_plan;
   int communicators = 0;
   for (int size : {plan.tp, plan.pp, plan.dp, par.cp}) communicators += size > 1 ? 1 : 0;
+  if (plan.has_moe) {
+    for (int size : {par.ep, par.expert_tensor_parallel(), plan.expert_dp}) communicators += size > 1 ? 1 : 0;
+  }
+  const double zero3_layer = std::max(plan.layer_params, plan.moe_layer_dense_params + plan.moe_layer_expert_params);
   const Bytes buffers_common(params.cuda_context_bytes + params.cublas_workspace_bytes +
                              params.nccl_buffer_bytes_per_communicator * communicators +
                              (plan.pp > 1 ? 4.0 * plan.p2p_bytes.value() : 0.0) +
-                             (par.zero >= 3 ? 2.0 * plan.layer_params * plan.weight_bytes : 0.0));
+                             (par.zero >= 3 ? 2.0 * zero3_layer * plan.weight_bytes : 0.0));
   per_stage.resize(static_cast<std::size_t>(plan.pp));
   peak_stage = 0;
   for (int s = 0; s < plan.pp; ++s) {
     MemoryBreakdown& mem = per_stage[static_cast<std::size_t>(s)];
-    const ModelStateBytes states =
-        model_state_bytes(plan.stage_params[static_cast<std::size_t>(s)], scenario.precision, par.zero, plan.dp);
-    mem.weights = states.weights;
-    mem.gradients = states.gradients;
-    mem.optimizer_states = states.optimizer_states;
+    const ModelStateBytes dense = model_state_bytes(plan.stage_params[static_cast<std::size_t>(s)], scenario.precision,
+                                                    par.zero, plan.gradient_ranks);
+    const ModelStateBytes experts = model_state_bytes(plan.stage_expert_params[static_cast<std::size_t>(s)],
+                                                      scenario.precision, par.zero, plan.expert_dp);
+    mem.weights = dense.weights + experts.weights;
+    mem.gradients = dense.gradients + experts.gradients;
+    mem.optimizer_states = dense.optimizer_states + experts.optimizer_states;
     mem.activations = peak_activations[static_cast<std::size_t>(s)];
-    if (par.recompute == Recompute::full) mem.activations += recompute_working_set_bytes(plan.shape);
+    if (par.recompute == Recompute::full) {
+      mem.activations += max(recompute_working_set_bytes(plan.shape), recompute_working_set_bytes(plan.moe_shape));
+    }
     mem.kv_cache = Bytes(0.0);
     mem.buffers = buffers_common;
     mem.fragmentation = mem.activations * params.allocator_fragmentation;
@@ -379,7 +468,16 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   const PipelineResult& pipe = m_pipeline.run(plan.spec);
 
   // --- 4. Data-parallel reduction, optimizer, parameter gather, per stage ----------------------
-  const bool sharded_optimizer = par.zero >= 1 && dp > 1;
+  // Dense gradients reduce over the dp x cp ranks; routed experts' over the expert-data-parallel
+  // ranks (one after the other on the stage's DP stream). A group of one rank costs nothing.
+  const GroupLayout& edp_group = plan.groups.edp;
+  const bool reduces = plan.gradient_ranks > 1 || (plan.has_moe && plan.expert_dp > 1);
+  const bool sharded_optimizer = par.zero >= 1 && reduces;
+  const auto stage_collective = [&](CollectiveOp op, double dense, double experts, double bytes) {
+    Seconds t = net.time(op, Bytes(dense * bytes), dp_group);
+    if (experts > 0.0) t += net.time(op, Bytes(experts * bytes), edp_group);
+    return t;
+  };
 
   // Tied embeddings across a pipeline: first and last stage all-reduce the embedding gradient.
   Seconds embedding_sync(0.0);
@@ -391,6 +489,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
 
   struct StageEnd {
     double params = 0.0;
+    double expert_params = 0.0;
     Seconds reduce_end;
     Seconds optimizer;
     Seconds gather_exposed;
@@ -402,10 +501,12 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     StageEnd& e = ends[static_cast<std::size_t>(s)];
     const Seconds finish = pipe.finish[static_cast<std::size_t>(s)];
     const double* chunk_params = plan.chunk_params.data() + static_cast<std::size_t>(s * chunks);
+    const double* chunk_experts = plan.chunk_expert_params.data() + static_cast<std::size_t>(s * chunks);
     const int stage_chunks = std::min(chunks, 64);
     e.params = plan.stage_params[static_cast<std::size_t>(s)];
+    e.expert_params = plan.stage_expert_params[static_cast<std::size_t>(s)];
     Seconds reduce_end = finish;
-    if (dp > 1) {
+    if (reduces) {
       const CollectiveOp op = par.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
       if (par.overlap_grad_reduce) {
         // Chunks finish their gradients in the order of their last backward; each chunk's
@@ -420,14 +521,15 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
         for (int k = 0; k < stage_chunks; ++k) {
           const int c = order[k];
           const auto vs = static_cast<std::size_t>(c * pp + s);
-          const Seconds t = net.time(op, Bytes(chunk_params[c] * grad_bytes), dp_group);
-          const double last_bucket = std::min(1.0, params.dp_bucket_params / std::max(chunk_params[c], 1.0));
+          const Seconds t = stage_collective(op, chunk_params[c], chunk_experts[c], grad_bytes);
+          const double chunk_total = chunk_params[c] + chunk_experts[c];
+          const double last_bucket = std::min(1.0, params.dp_bucket_params / std::max(chunk_total, 1.0));
           const Seconds start = max(channel, pipe.last_backward_start[vs]);
           channel = max(start + t, pipe.last_backward_end[vs] + t * last_bucket);
         }
         reduce_end = max(finish, channel);
       } else {
-        reduce_end = finish + net.time(op, Bytes(e.params * grad_bytes), dp_group);
+        reduce_end = finish + stage_collective(op, e.params, e.expert_params, grad_bytes);
       }
     }
     if (s == 0 || s == pp - 1) reduce_end += embedding_sync;
@@ -437,10 +539,12 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       // The updated parameter shards are all-gathered. With overlap_param_gather the gather runs
       // bucket by bucket under the next step's first forward pass (Megatron-Core's param-gather
       // overlap): it stays exposed beyond the stage's first forward, and by one bucket at least.
-      const Seconds gather = net.time(CollectiveOp::all_gather, Bytes(e.params * weight_bytes), dp_group);
+      const Seconds gather = stage_collective(CollectiveOp::all_gather, e.params, e.expert_params, weight_bytes);
       if (par.overlap_param_gather) {
-        const double bucket = std::min(params.dp_bucket_params, e.params);
-        const Seconds first_bucket = net.time(CollectiveOp::all_gather, Bytes(bucket * weight_bytes), dp_group);
+        const double dense_bucket = std::min(params.dp_bucket_params, e.params);
+        const double expert_bucket = std::min(params.dp_bucket_params - dense_bucket, e.expert_params);
+        const Seconds first_bucket =
+            stage_collective(CollectiveOp::all_gather, dense_bucket, expert_bucket, weight_bytes);
         e.gather_exposed = max(first_bucket, gather - pipe.first_forward_end[static_cast<std::size_t>(s)]);
       } else {
         e.gather_exposed = gather;
@@ -457,12 +561,18 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   TimeBreakdown& b = out.time;
   for (int c = 0; c < chunks; ++c) {
     const int vs = c * pp + critical;
-    const double n = layers[static_cast<std::size_t>(vs)];
+    const double nm = plan.moe_layers[static_cast<std::size_t>(vs)];
+    const double n = layers[static_cast<std::size_t>(vs)] - nm;
     const double m = microbatches;
-    b.compute += (costs.layer_forward.compute + costs.layer_backward.compute) * (n * m);
-    b.recompute += costs.layer_backward.recompute * (n * m);
-    b.tp_comm_exposed += (costs.layer_forward.tp_exposed + costs.layer_backward.tp_exposed) * (n * m);
-    b.dp_comm_exposed += (costs.layer_forward.dp_exposed + costs.layer_backward.dp_exposed) * (n * m);
+    for (const auto& [kind, count] : {std::pair<const LayerCosts*, double>{&costs, n * m}, {&plan.moe_costs, nm * m}}) {
+      if (count <= 0.0) continue;
+      b.compute += (kind->layer_forward.compute + kind->layer_backward.compute) * count;
+      b.recompute += kind->layer_backward.recompute * count;
+      b.tp_comm_exposed += (kind->layer_forward.tp_exposed + kind->layer_backward.tp_exposed) * count;
+      b.dp_comm_exposed += (kind->layer_forward.dp_exposed + kind->layer_backward.dp_exposed) * count;
+      b.ep_comm_exposed += (kind->layer_forward.ep_exposed + kind->layer_backward.ep_exposed) * count;
+      b.cp_comm_exposed += (kind->layer_forward.cp_exposed + kind->layer_backward.cp_exposed) * count;
+    }
     if (vs == 0) {
       b.compute += (costs.embedding_forward.compute + costs.embedding_backward.compute) * m;
       b.tp_comm_exposed += (costs.embedding_forward.tp_exposed + costs.embedding_backward.tp_exposed) * m;
@@ -505,20 +615,34 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
 
   if (options.timeline) out.timeline = pipe.timeline;
   if (options.describe_placement) {
-    auto place = [&](const char* name, int size, ParallelDim dim) {
-      if (size > 1) out.placement.push_back({name, size, describe(layout_of(dim, par, system), system)});
+    const auto place = [&](const char* name, int size, const GroupLayout& layout) {
+      if (size > 1) out.placement.push_back({name, size, describe(layout, system)});
     };
-    if (tp > 1) out.placement.push_back({"tp", tp, describe(plan.tp_group, system)});
-    place("cp", par.cp, ParallelDim::cp);
-    if (dp > 1) out.placement.push_back({"dp", dp, describe(plan.dp_group, system)});
+    place("tp", tp, plan.tp_group);
+    place("cp", par.cp, plan.groups.cp);
+    if (plan.has_moe) {
+      place("ep", par.ep, plan.groups.ep);
+      place("etp", par.expert_tensor_parallel(), plan.groups.etp);
+    }
+    place("dp", dp, plan.groups.dp);
+    if (par.cp > 1 && dp > 1) place("dp x cp (gradients)", plan.gradient_ranks, plan.dp_group);
+    if (plan.has_moe) place("edp (expert gradients)", plan.expert_dp, plan.groups.edp);
     if (pp > 1) out.placement.push_back({"pp", pp, "neighbouring stages " + describe(plan.pp_link, system)});
   }
   if (par.schedule == PipelineSchedule::zb_h1 || par.schedule == PipelineSchedule::zb_h2 ||
       par.schedule == PipelineSchedule::dualpipe) {
     out.notes.emplace_back("schedule simulated as 1F1B: zero-bubble and DualPipe orders are not implemented yet");
   }
-  if (par.cp > 1) out.notes.emplace_back("context-parallel K/V exchange is not priced yet; attention uses seq/cp queries");
-  if (model.is_moe()) out.notes.emplace_back("mixture-of-experts layers are priced as dense layers");
+  if (plan.has_moe) {
+    const MoeSpec& moe = plan.moe_shape.moe;
+    out.notes.push_back(moe.capacity_factor > 0.0
+                            ? fmt::format("MoE: experts padded to capacity factor {:g}", moe.capacity_factor)
+                            : fmt::format("MoE: dropless; the busiest rank's experts carry {:g}x the mean load",
+                                          moe.load_imbalance));
+    if (precision.compute == DataType::fp8) {
+      out.notes.emplace_back("MoE with FP8: tokens dispatched in 16 bits; FP8 casts counted for dense widths only");
+    }
+  }
   if (par.offload != Offload::none) out.notes.emplace_back("offload is not modelled yet");
   if (!training.flash_attention) out.notes.emplace_back("unfused attention: s x s scores are materialised");
   out.notes.push_back(std::string("collectives priced by the '") + std::string(net.name()) + "' model");

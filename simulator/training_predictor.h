@@ -82,23 +82,44 @@ class TrainingPredictor {
  private:
   // The step as far as it is known before the pipeline runs (sections 1-3 of the file comment,
   // and each stage's parameters and optimizer time): shared by predict() and screen().
+  // Where every group of the layout sits (model/placement.h).
+  struct Groups {
+    GroupLayout tp, cp, dp, pp_link;
+    GroupLayout gradients;      // dp x cp: reduce the dense weights' gradients
+    GroupLayout ep, etp, edp;   // expert layout
+    GroupLayout cp_ring_hop;    // the slowest neighbouring pair of the CP ring
+  };
   struct Plan {
     int tp = 1, pp = 1, dp = 1, chunks = 1, virtual_stages = 1, microbatches = 1;
-    LayerShape shape;
+    LayerShape shape;            // the dense layer kind
+    LayerShape moe_shape;        // the MoE layer kind (== shape for a dense model)
+    bool has_moe = false;
     LayerCosts costs;
-    GroupLayout tp_group, dp_group, pp_link;
-    double layer_params = 0.0;   // per TP rank, one layer
+    LayerCosts moe_costs;
+    Groups groups;
+    GroupLayout tp_group, dp_group, pp_link;  // dp_group: groups.gradients
+    int gradient_ranks = 1;      // dp x cp
+    int expert_dp = 1;           // tp*cp*dp / (ep*expert_tp)
+    double layer_params = 0.0;   // per TP rank, one dense layer
+    double moe_layer_dense_params = 0.0;   // per rank, one MoE layer: attention, shared experts, router
+    double moe_layer_expert_params = 0.0;  // per rank, one MoE layer: its routed experts
     double weight_bytes = 0.0;   // per parameter
     double grad_bytes = 0.0;
     Bytes p2p_bytes;             // one activation transfer between stages
     Seconds p2p;
     bool blocking_p2p = false;
     std::vector<int> layers;             // per virtual stage
-    std::vector<double> chunk_params;    // [stage * chunks + chunk]
-    std::vector<double> stage_params;    // per stage
+    std::vector<int> moe_layers;         // per virtual stage: how many of its layers are MoE
+    std::vector<double> chunk_params;    // [stage * chunks + chunk], dense parameters
+    std::vector<double> chunk_expert_params;  // [stage * chunks + chunk], routed-expert parameters
+    std::vector<double> stage_params;    // per stage, dense
+    std::vector<double> stage_expert_params;  // per stage, routed experts
     std::vector<Seconds> optimizer;      // per stage: the optimizer step
     PipelineSpec spec;                   // spans into m_forward, m_backward, m_activations
   };
+  static Groups place_groups(const ParallelConfig& parallel, const SystemSpec& system);
+  // layer_costs(inputs), through the memo when memoizing.
+  LayerCosts price_layer(const LayerCostInputs& inputs);
   void prepare(const Scenario& scenario, const CollectiveModel& collectives, bool timeline);
   // Memory of each stage given its peak activations (from the simulation or its hold pattern).
   void stage_memory(const Scenario& scenario, std::span<const Bytes> peak_activations,
@@ -110,9 +131,9 @@ class TrainingPredictor {
     LayerCosts costs;
   };
   struct LayoutMemo {
-    int tp = 0, cp = 0, ep = 0, dp = 0, pp = 0;
+    int tp = 0, cp = 0, ep = 0, expert_tp = 0, dp = 0, pp = 0;
     std::string order;
-    GroupLayout tp_group, dp_group, pp_link;
+    Groups groups;
   };
   // The memos hold for m_memo_system only; another system clears them.
   void check_memo_system(const SystemSpec& system);

@@ -66,13 +66,47 @@ TEST_CASE("a TP group larger than a node spans nodes") {
   CHECK(tp.nic_share == doctest::Approx(1.0));
 }
 
-TEST_CASE("expert parallelism splits the data-parallel dimension") {
+TEST_CASE("with expert_tp = tp and no context parallelism, expert parallelism splits the data-parallel ranks") {
+  // Megatron-Core's expert RankGenerator(tp = expert_tp, ep, dp = tp*cp*dp/(expert_tp*ep), cp = 1)
+  // over "tp-cp-ep-dp-pp": expert_tp = tp = 2 (its default, 0: follows tp) gives EP stride 2, the
+  // older layout.
   auto p = layout(2, 1, 8);
   p.ep = 4;
+  CHECK(p.expert_tensor_parallel() == 2);
+  CHECK(group_members(ParallelDim::ep, p) == std::vector<int>{0, 2, 4, 6});
+  CHECK(group_members(ParallelDim::etp, p) == std::vector<int>{0, 1});
+  CHECK(group_members(ParallelDim::edp, p) == std::vector<int>{0, 8});  // 2*8/(2*4) = 2 replicas
+  // Dense layers keep their data-parallel group: stride tp, all 8 replicas.
+  CHECK(group_members(ParallelDim::dp, p) == std::vector<int>{0, 2, 4, 6, 8, 10, 12, 14});
+}
+
+TEST_CASE("expert_tp = 1 folds the tensor-parallel ranks into expert parallelism") {
+  // Qwen3-235B-A22B on 256 H100s (Megatron-Bridge): TP 2, PP 8, DP 16, EP 32, expert TP 1.
+  // tp*cp*dp = 32 ranks per stage regroup as 1 x 32 x 1: one EP group of 32 adjacent GPUs.
+  auto p = layout(2, 8, 16);
+  p.ep = 32;
+  p.expert_tp = 1;
   const auto ep = group_members(ParallelDim::ep, p);
-  CHECK(ep == std::vector<int>{0, 2, 4, 6});
-  const auto dp = group_members(ParallelDim::dp, p);
-  CHECK(dp == std::vector<int>{0, 2, 4, 6, 8, 10, 12, 14});
+  REQUIRE(ep.size() == 32);
+  CHECK(ep[1] == 1);
+  CHECK(ep.back() == 31);
+  const auto placed = layout_of(ParallelDim::ep, p, dgx(256));
+  CHECK(placed.nodes == 4);
+  CHECK(placed.ranks_per_node == 8);
+  CHECK(placed.nic_share == doctest::Approx(1.0));
+  CHECK(group_members(ParallelDim::edp, p) == std::vector<int>{0});
+}
+
+TEST_CASE("context-parallel ranks fold into the expert dimensions, and reduce dense gradients with dp") {
+  // TP 1, CP 2, DP 4, EP 8: the 8 ranks of (cp, dp) form one EP group.
+  auto p = layout(1, 1, 4, 2);
+  p.ep = 8;
+  CHECK(group_members(ParallelDim::ep, p) == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(group_members(ParallelDim::cp, p) == std::vector<int>{0, 1});
+  CHECK(group_members(ParallelDim::dp, p) == std::vector<int>{0, 2, 4, 6});
+  // Dense-weight gradients: Megatron's data-parallel group with context parallelism, dp x cp.
+  CHECK(gradient_group_members(layout(2, 1, 4, 2)) == std::vector<int>{0, 2, 4, 6, 8, 10, 12, 14});
+  CHECK(gradient_group_members(layout(8, 1, 4)) == group_members(ParallelDim::dp, layout(8, 1, 4)));
 }
 
 TEST_CASE("groups spanning more nodes than a leaf serves cross the spine") {

@@ -324,7 +324,7 @@ parallel: {tp: 8, pp: 4, first_stage_layers: 22, last_stage_layers: 26}
         "split evenly over the other 2 of pp*vpp = 4 model chunks");
 }
 
-TEST_CASE("expert parallelism must divide the experts and the data-parallel ranks") {
+TEST_CASE("expert parallelism must divide the experts, and expert_tp*ep the ranks of a pipeline stage") {
   const Scenario s = load_scenario("mixtral-8x7b-ep");
   CHECK(s.parallel.ep == 8);
   CHECK(s.parallel.dp == 8);
@@ -333,9 +333,8 @@ model: mixtral-8x7b
 system: {gpu: h100-sxm-80gb, gpus: 8}
 training: {seq_len: 4096, global_batch: 64}
 parallel: {tp: 2, ep: 3}
-)") == "t.yaml:5:11: error: parallel.expert_tp: expert_tp*ep = 1*3 does not divide tp*cp*dp = 8\n"
-       "t.yaml:5:23: error: parallel.ep: ep (3) does not divide model experts (8)\n"
-       "t.yaml:5:23: error: parallel.ep: ep (3) does not divide dp*cp = 4*1 = 4");
+)") == "t.yaml:5:11: error: parallel.expert_tp: expert_tp*ep = 2*3 does not divide tp*cp*dp = 8\n"
+       "t.yaml:5:23: error: parallel.ep: ep (3) does not divide model experts (8)");
 }
 
 TEST_CASE("a scenario using every optional field writes back to an equal scenario") {

@@ -1,0 +1,82 @@
+#include "model/context_parallel.h"
+
+#include <algorithm>
+
+namespace stepcast {
+namespace {
+
+// Widths of one token's K and V on this TP rank.
+struct KvWidth {
+  double k = 0.0;
+  double v = 0.0;
+};
+KvWidth kv_width(const LayerShape& s) {
+  if (s.mla) {
+    const double heads = s.heads / s.t();
+    return {heads * (s.mla->qk_nope_head_dim + s.mla->qk_rope_head_dim), heads * s.mla->v_head_dim};
+  }
+  const double kv_heads = std::max(s.kv_heads / s.t(), 1.0);
+  return {kv_heads * s.head_dim, kv_heads * s.head_dim};
+}
+
+}  // namespace
+
+Bytes ring_block_bytes(const LayerShape& s) {
+  const KvWidth w = kv_width(s);
+  return Bytes(s.tokens() * (w.k + w.v) * s.activation_bytes);
+}
+
+UlyssesBytes ulysses_bytes(const LayerShape& s) {
+  const double e = s.activation_bytes;
+  const double heads = s.heads / s.t();
+  const double q_dim = s.mla ? s.mla->qk_nope_head_dim + s.mla->qk_rope_head_dim : s.head_dim;
+  UlyssesBytes b;
+  b.query = Bytes(s.tokens() * heads * q_dim * e);
+  if (s.mla) {
+    b.key = Bytes(s.tokens() * heads * q_dim * e);
+  } else {
+    // Fewer KV heads than CP ranks: each is repeated so every rank gets one.
+    const double kv_heads = std::max({s.kv_heads / s.t(), 1.0, static_cast<double>(s.cp)});
+    b.key = Bytes(s.tokens() * kv_heads * s.head_dim * e);
+  }
+  return b;
+}
+
+ContextParallelTime context_parallel_time(const LayerShape& s, Seconds attention_forward, Seconds attention_backward,
+                                          const CollectiveModel& net, const GroupLayout& cp_group,
+                                          const GroupLayout& ring_hop) {
+  ContextParallelTime t;
+  if (s.cp <= 1) return t;
+  const double cp = s.cp;
+  switch (s.cp_kind) {
+    case ContextParallelKind::ring: {
+      const Bytes block = ring_block_bytes(s);
+      const Seconds forward_step = net.time(CollectiveOp::send_recv, block, ring_hop);
+      const Seconds backward_step = net.time(CollectiveOp::send_recv, block * 2.0, ring_hop);
+      t.forward_exposed = max(forward_step - attention_forward / cp, Seconds(0.0)) * (cp - 1.0);
+      t.backward_exposed = max(backward_step - attention_backward / cp, Seconds(0.0)) * (cp - 1.0);
+      break;
+    }
+    case ContextParallelKind::ulysses: {
+      const UlyssesBytes b = ulysses_bytes(s);
+      const Seconds q = net.time(CollectiveOp::all_to_all, b.query, cp_group);
+      const Seconds kv = net.time(CollectiveOp::all_to_all, b.key, cp_group);
+      // Q, K, V in and the output back; the backward moves their gradients the same way.
+      t.forward_exposed = q * 2.0 + kv * 2.0;
+      t.backward_exposed = t.forward_exposed;
+      break;
+    }
+    case ContextParallelKind::all_gather: {
+      // The gathered K and V of the whole context (nccl-tests: the gathered output).
+      const Bytes gathered = ring_block_bytes(s) * cp;
+      const Seconds gather = net.time(CollectiveOp::all_gather, gathered, cp_group);
+      const Seconds scatter = net.time(CollectiveOp::reduce_scatter, gathered, cp_group);
+      t.forward_exposed = gather;
+      t.backward_exposed = gather + scatter;
+      break;
+    }
+  }
+  return t;
+}
+
+}  // namespace stepcast

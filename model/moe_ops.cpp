@@ -1,0 +1,117 @@
+#include "model/moe_ops.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "model/op_builders.h"
+
+namespace stepcast {
+namespace {
+
+using ops::gemm;
+using ops::memory_op;
+using ops::push_gemm_backward;
+using ops::reduction_op;
+
+// Router logits and probabilities: Megatron keeps the top-k scores in FP32.
+constexpr double kRouterProbabilityBytes = 4.0;
+
+Op router_gemm(std::string_view name, const LayerShape& s, double m, double n, double k, double out = 0.0) {
+  // The router runs in 16 bits in FP8 training (Transformer Engine leaves it out of FP8 autocast).
+  LayerShape sixteen = s;
+  sixteen.compute = ops::attention_dtype(s);
+  return gemm(name, sixteen, m, n, k, 1.0, out);
+}
+
+}  // namespace
+
+MoeRouting moe_routing(const LayerShape& s) {
+  assert(s.moe_layer && s.moe.is_moe());
+  const MoeSpec& moe = s.moe;
+  MoeRouting r;
+  r.tokens = s.norm_tokens();
+  r.load = moe.capacity_factor > 0.0 ? moe.capacity_factor : moe.load_imbalance;
+  const double ep = std::max(s.ep, 1);
+  const double etp = std::max(s.expert_tp, 1);
+  r.local_experts = moe.experts / ep;
+  const double mean = r.tokens * moe.top_k * ep * etp / moe.experts;
+  r.expert_rows = mean * r.load;
+  r.rows = r.local_experts * r.expert_rows;
+  r.sent = r.tokens * moe.top_k * r.load;
+  r.expert_ffn = moe.ffn_hidden / etp;
+  r.shared_ffn = moe.shared_experts * static_cast<double>(moe.ffn_hidden) / s.t();
+  return r;
+}
+
+Bytes moe_all_to_all_bytes(const LayerShape& s) {
+  return Bytes(moe_routing(s).sent * s.hidden * s.activation_bytes);
+}
+
+Bytes moe_expert_tp_bytes(const LayerShape& s) {
+  if (s.expert_tp <= 1) return Bytes(0.0);
+  return Bytes(moe_routing(s).rows * s.hidden * s.activation_bytes);
+}
+
+void push_moe_forward(OpList& ops, const LayerShape& s) {
+  const MoeRouting r = moe_routing(s);
+  const double e = s.activation_bytes;
+  const double h = s.hidden;
+  const double E = s.moe.experts;
+  const double gated = s.mlp == MlpKind::swiglu ? 2.0 : 1.0;  // FC1 outputs per FFN column
+
+  ops.push(router_gemm("router", s, r.tokens, E, h, kRouterProbabilityBytes));
+  // Softmax (or sigmoid) over E logits and top-k: read the logits, write probabilities and indices.
+  ops.push(reduction_op("router_topk", r.tokens * E * (2.0 * kRouterProbabilityBytes)));
+  // Permute: gather each token's hidden state into its top_k experts' slots.
+  ops.push(memory_op("moe_permute", r.tokens * s.moe.top_k * h * 2.0 * e));
+  // After the all-to-all, tokens arrive grouped by source rank; with several local experts they are
+  // re-sorted by expert (Megatron's sort_chunks_by_idxs).
+  if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_sort_chunks", r.rows * h * 2.0 * e));
+  ops.push(gemm("experts_fc1", s, r.expert_rows, gated * r.expert_ffn, h, r.local_experts));
+  ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu" : "experts_gelu",
+                     r.rows * r.expert_ffn * (gated + 1.0) * e));
+  ops.push(gemm("experts_fc2", s, r.expert_rows, h, r.expert_ffn, r.local_experts));
+  if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_unsort_chunks", r.rows * h * 2.0 * e));
+  // Unpermute: each token's top_k expert outputs weighted by their router probabilities and summed.
+  ops.push(memory_op("moe_unpermute", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
+  if (r.shared_ffn > 0.0) {
+    const double T = s.tokens();
+    ops.push(gemm("shared_fc1", s, T, gated * r.shared_ffn, h));
+    ops.push(memory_op(s.mlp == MlpKind::swiglu ? "shared_swiglu" : "shared_gelu", T * r.shared_ffn * (gated + 1.0) * e));
+    ops.push(gemm("shared_fc2", s, T, h, r.shared_ffn));
+  }
+}
+
+void push_moe_backward(OpList& ops, const LayerShape& s) {
+  const MoeRouting r = moe_routing(s);
+  const double e = s.activation_bytes;
+  const double h = s.hidden;
+  const double E = s.moe.experts;
+  const double gated = s.mlp == MlpKind::swiglu ? 2.0 : 1.0;
+
+  if (r.shared_ffn > 0.0) {
+    const double T = s.tokens();
+    push_gemm_backward(ops, "shared_fc2.dgrad", "shared_fc2.wgrad", s, T, h, r.shared_ffn);
+    ops.push(memory_op(s.mlp == MlpKind::swiglu ? "shared_swiglu.backward" : "shared_gelu.backward",
+                       T * r.shared_ffn * (2.0 * gated + 1.0) * e));
+    push_gemm_backward(ops, "shared_fc1.dgrad", "shared_fc1.wgrad", s, T, gated * r.shared_ffn, h);
+  }
+  // Unpermute backward: the output gradient copied to each of the top_k slots (scaled by its
+  // probability), plus the probabilities' gradient (a dot product per slot with the saved outputs).
+  ops.push(memory_op("moe_unpermute.backward", r.tokens * h * e + r.tokens * s.moe.top_k * h * 2.0 * e));
+  if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_sort_chunks.backward", r.rows * h * 2.0 * e));
+  push_gemm_backward(ops, "experts_fc2.dgrad", "experts_fc2.wgrad", s, r.expert_rows, h, r.expert_ffn,
+                     r.local_experts);
+  ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu.backward" : "experts_gelu.backward",
+                     r.rows * r.expert_ffn * (2.0 * gated + 1.0) * e));
+  push_gemm_backward(ops, "experts_fc1.dgrad", "experts_fc1.wgrad", s, r.expert_rows, gated * r.expert_ffn, h,
+                     r.local_experts);
+  if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_unsort_chunks.backward", r.rows * h * 2.0 * e));
+  // Permute backward: the top_k slot gradients of each token summed back into it.
+  ops.push(memory_op("moe_permute.backward", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
+  ops.push(reduction_op("router_topk.backward", r.tokens * E * (3.0 * kRouterProbabilityBytes)));
+  ops.push(router_gemm("router.dgrad", s, r.tokens, h, E));
+  ops.push(router_gemm("router.wgrad", s, h, E, r.tokens, ops::kMainGradAccumulateBytes));
+}
+
+}  // namespace stepcast

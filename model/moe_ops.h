@@ -1,0 +1,64 @@
+#pragma once
+// The mixture-of-experts MLP of one layer, as one rank runs it on one micro-batch: Megatron-Core's
+// MoELayer with the all-to-all token dispatcher (megatron/core/transformer/moe/: router.py,
+// token_dispatcher.py, experts.py; Gale et al. 2023 "MegaBlocks" for dropless grouped GEMMs).
+//
+// Forward, per rank (T = the tokens entering the layer on this rank: the sequence-parallel shard
+// b s / t when tp > 1):
+//   router       GEMM T x E x h (16-bit even in FP8 training), softmax + top-k over E logits
+//   permute      each token copied to its top_k experts' buffers
+//   dispatch     all-to-all over the EP group (priced in simulator/, not here); with expert_tp > 1
+//                the received tokens are also all-gathered over the expert-TP group
+//   experts      grouped GEMMs FC1 (h -> fc1 width / expert_tp) and FC2 (width / expert_tp -> h)
+//                over the E/ep local experts, with the activation between them
+//   combine      all-to-all back (after a reduce-scatter over expert TP), then unpermute: the
+//                top_k expert outputs of each token summed with their router weights
+//   shared       always-active experts: a dense MLP of width shared_experts x ffn, TP-split
+// Backward: every GEMM's data and weight gradients, the memory-bound ops' conjugates.
+//
+// Load. Each local expert of the busiest rank processes `expert_rows` token copies:
+//   mean          tokens x top_k x ep x expert_tp / E   (all ranks of the expert's group send
+//                                                         their tokens; expert TP gathers them)
+//   dropless      mean x load_imbalance (capacity_factor 0, Megatron's default: the busiest
+//                 rank's experts set the time, as every rank waits for the combine)
+//   capacity      mean x capacity_factor (GShard-style fixed capacity, tokens beyond it dropped
+//                 and buffers padded to it: --moe-expert-capacity-factor with
+//                 --moe-pad-expert-input-to-capacity)
+// The grouped GEMM is priced as `local experts` equal GEMMs of expert_rows rows in one launch
+// (CUTLASS/cuBLASLt grouped GEMMs schedule all groups' tiles together), so tile and wave
+// quantization and the k-depth of the weight-gradient GEMMs (k = expert_rows) bite on small
+// per-expert batches (model/op_time.h).
+
+#include "model/layer_shape.h"
+#include "model/op.h"
+#include "model/units.h"
+
+namespace stepcast {
+
+struct MoeRouting {
+  double tokens = 0.0;         // tokens entering the layer on this rank
+  double load = 1.0;           // busiest rank's per-expert load over the mean
+  double local_experts = 1.0;  // experts / ep
+  double expert_rows = 0.0;    // rows of each local expert's GEMMs on the busiest rank
+  double rows = 0.0;           // local_experts * expert_rows: token copies the rank's experts process
+  double sent = 0.0;           // token copies in this rank's dispatch buffer: tokens * top_k * load
+  double expert_ffn = 0.0;     // one expert's FFN width on this rank: ffn / expert_tp
+  double shared_ffn = 0.0;     // the shared experts' FFN width on this rank: shared x ffn / tp
+};
+
+// Requires shape.moe_layer.
+MoeRouting moe_routing(const LayerShape& shape);
+
+// Appends the MoE MLP's kernels (post-attention norm and residual add excluded: the layer owns them).
+void push_moe_forward(OpList& ops, const LayerShape& shape);
+void push_moe_backward(OpList& ops, const LayerShape& shape);
+
+// One dispatch (or combine) all-to-all on the EP group, in nccl-tests' convention: the whole
+// per-rank send buffer, sent x h x activation bytes (tokens dispatched in 16 bits; the share that
+// stays on the rank is the (n-1)/n the collective model takes out).
+Bytes moe_all_to_all_bytes(const LayerShape& shape);
+// The expert-TP all-gather of the received tokens before the experts (and the reduce-scatter of
+// their outputs after): rows x h x activation bytes, 0 without expert TP.
+Bytes moe_expert_tp_bytes(const LayerShape& shape);
+
+}  // namespace stepcast

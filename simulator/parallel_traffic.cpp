@@ -1,0 +1,60 @@
+#include "simulator/parallel_traffic.h"
+
+#include "model/context_parallel.h"
+#include "model/layer_ops.h"
+#include "model/moe_ops.h"
+#include "model/op_time.h"
+
+namespace stepcast {
+namespace {
+
+// Kernel time of the attention core in `ops`: the fused kernel, or the unfused path's GEMMs,
+// softmax and dropout.
+Seconds attention_core_time(const OpList& ops, const LayerCostInputs& in, bool backward) {
+  Seconds t(0.0);
+  for (const Op& op : ops) {
+    const std::string_view n = op.name;
+    const bool core = backward ? (n == "flash_attention.backward" || n.starts_with("attention_") ||
+                                  n == "scale_mask_softmax.backward")
+                               : (n == "flash_attention" || n.starts_with("attention_") || n == "scale_mask_softmax");
+    if (core) t += op_time(op, *in.gpu, *in.params);
+  }
+  return t;
+}
+
+}  // namespace
+
+void add_expert_and_context_traffic(const LayerCostInputs& in, const OpList& forward, const OpList& backward,
+                                    LayerCosts& c) {
+  const LayerShape& s = *in.shape;
+  const CollectiveModel& net = *in.collectives;
+
+  if (s.cp > 1) {
+    const ContextParallelTime t =
+        context_parallel_time(s, attention_core_time(forward, in, false), attention_core_time(backward, in, true), net,
+                              in.cp_group, in.cp_ring_hop);
+    c.layer_forward.cp_exposed = t.forward_exposed;
+    c.layer_backward.cp_exposed =
+        t.backward_exposed + (in.recompute != Recompute::none ? t.forward_exposed : Seconds(0.0));
+  }
+
+  if (s.moe_layer && (s.ep > 1 || s.expert_tp > 1)) {
+    Seconds pass(0.0);  // one pass's expert traffic: dispatch + combine (+ expert-TP gather/scatter)
+    if (s.ep > 1) pass += net.time(CollectiveOp::all_to_all, moe_all_to_all_bytes(s), in.ep_group) * 2.0;
+    if (s.expert_tp > 1) {
+      const Bytes gathered = moe_expert_tp_bytes(s);
+      pass += net.time(CollectiveOp::all_gather, gathered, in.etp_group) +
+              net.time(CollectiveOp::reduce_scatter, gathered, in.etp_group);
+    }
+    Seconds forward_exposed = pass;
+    Seconds backward_exposed = pass;
+    if (in.ep_comm_overlap) {
+      forward_exposed = max(pass - c.layer_backward.compute, Seconds(0.0));
+      backward_exposed = max(pass - c.layer_forward.compute, Seconds(0.0));
+    }
+    c.layer_forward.ep_exposed = forward_exposed;
+    c.layer_backward.ep_exposed = backward_exposed + (in.recompute == Recompute::full ? forward_exposed : Seconds(0.0));
+  }
+}
+
+}  // namespace stepcast

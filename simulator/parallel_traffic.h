@@ -1,0 +1,28 @@
+#pragma once
+// The expert-parallel and context-parallel traffic of one layer and micro-batch, and how much of
+// it stays on the critical path (PassTime::ep_exposed, PassTime::cp_exposed).
+//
+// Expert parallelism (MoE layers with ep > 1 or expert_tp > 1; Megatron-Core's all-to-all token
+// dispatcher): forward, a dispatch and a combine all-to-all on the EP group of the busiest rank's
+// send buffer (model/moe_ops.h: b s/t x top_k x load x h x 2 bytes each), with expert_tp > 1 an
+// all-gather of the received tokens before the experts and a reduce-scatter after them on the
+// expert-TP group; the backward moves the gradients the same way (two all-to-alls, the conjugate
+// collectives). Exposure: all of it by default — the dispatcher waits for each collective before
+// the expert GEMMs, and the combine before the next layer. With ep_comm_overlap (Megatron-Core
+// --overlap-moe-expert-parallel-comm, "batch-level overlapping to hide EP-A2A communication",
+// v0.14; DeepSeek-V3's DualPipe overlaps the same way, report Sec. 3.2.1), the forward of one
+// micro-batch runs against the backward of another, so each pass's all-to-alls hide behind the
+// other pass's compute and only the excess is exposed. Full recomputation dispatches again.
+//
+// Context parallelism: model/context_parallel.h, hidden behind this rank's attention kernels.
+// Full and selective recomputation (both re-run the attention core) repeat the forward exchange.
+
+#include "model/op.h"
+#include "simulator/layer_costs.h"
+
+namespace stepcast {
+
+void add_expert_and_context_traffic(const LayerCostInputs& in, const OpList& forward, const OpList& backward,
+                                    LayerCosts& costs);
+
+}  // namespace stepcast
