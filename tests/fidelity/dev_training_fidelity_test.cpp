@@ -1,0 +1,167 @@
+// Fidelity on issue 8's development set: the mixture-of-experts and context-parallel rows of
+// tests/fixtures/reference/dev_training_runs.yaml (Megatron-Bridge performance tables, Llama 3
+// Table 4), each as the scenario scripts/dev_scenarios.py writes to tests/fixtures/dev_scenarios/
+// (its docstring states the mapping rules, one per field). No constant is tuned to these rows.
+//
+// Reference step time: the row's derived.iteration_time_s (Megatron-Bridge: global batch x
+// sequence / (tokens/s/GPU x GPUs)); for Llama 3 Table 4 rows, which give TFLOP/s per GPU under
+// the PaLM MFU convention (Chowdhery et al. 2023 App. B: 6N + 12 L H Q T per token, full
+// attention), the model FLOPs of the step (training_step_flops, full attention) over GPUs x
+// TFLOP/s.
+//
+// Tolerances: the issue's bar (10% mean absolute error, 20% on any row) is reported by cases
+// allowed to fail while the model misses it (it does: mean 29.8% over the 20 rows, see the
+// guard's table); a regression guard fails when any row drifts 10 points from its recorded error.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "model/flops.h"
+#include "simulator/scenario_loader.h"
+#include "simulator/training_predictor.h"
+
+using namespace stepcast;
+
+namespace {
+
+struct Row {
+  std::string id;
+  double reference_s = 0.0;
+  double predicted_s = 0.0;
+  double error = 0.0;  // predicted / reference - 1
+  bool moe = false;
+  bool cp = false;
+  TimeBreakdown time;
+};
+
+double reference_step(const YAML::Node& row, const Scenario& sc) {
+  const YAML::Node derived = row["derived"]["iteration_time_s"];
+  if (derived) return derived["value"].as<double>();
+  const double tflops = row["measured"]["tflops_per_gpu"].as<double>();
+  const TrainingWorkload& t = sc.training();
+  const StepFlops f = training_step_flops(sc.model, t.global_batch, t.seq_len, Recompute::none, AttentionCount::full);
+  return f.model.value() / (row["gpus"].as<double>() * tflops * 1e12);
+}
+
+const std::vector<Row>& rows() {
+  static const std::vector<Row> result = [] {
+    std::vector<Row> out;
+    std::map<std::string, YAML::Node> by_id;
+    const YAML::Node runs = YAML::LoadFile("tests/fixtures/reference/dev_training_runs.yaml")["training_runs"];
+    for (std::size_t i = 0; i < runs.size(); ++i) by_id[runs[i]["id"].as<std::string>()] = runs[i];
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator("tests/fixtures/dev_scenarios")) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    TrainingPredictor predictor;
+    std::printf("\n%-48s %9s %9s %8s %6s %8s %8s %8s\n", "dev-set row", "ref_s", "pred_s", "error", "mfu", "bubble",
+                "ep_exp", "cp_exp");
+    for (const auto& path : files) {
+      Row r;
+      r.id = path.stem().string();
+      REQUIRE_MESSAGE(by_id.count(r.id) == 1, r.id);
+      const Scenario sc = load_scenario(path.string());
+      r.reference_s = reference_step(by_id[r.id], sc);
+      const TrainingPrediction p = predictor.predict(sc);
+      r.predicted_s = p.step_time.value();
+      r.error = r.predicted_s / r.reference_s - 1.0;
+      r.moe = sc.model.is_moe();
+      r.cp = sc.parallel.cp > 1;
+      r.time = p.time;
+      std::printf("%-48s %9.3f %9.3f %+7.1f%% %6.3f %8.3f %8.3f %8.3f%s\n", r.id.c_str(), r.reference_s, r.predicted_s,
+                  100.0 * r.error, p.mfu, p.bubble_fraction, p.time.ep_comm_exposed.value(),
+                  p.time.cp_comm_exposed.value(), p.fits ? "" : "  (does not fit)");
+      out.push_back(r);
+    }
+    double sum = 0.0;
+    for (const Row& r : out) sum += std::fabs(r.error);
+    std::printf("rows: %zu  mean |error|: %.1f%%\n", out.size(), out.empty() ? 0.0 : 100.0 * sum / out.size());
+    return out;
+  }();
+  return result;
+}
+
+double mean_abs_error(bool (*keep)(const Row&)) {
+  double sum = 0.0;
+  int n = 0;
+  for (const Row& r : rows()) {
+    if (!keep(r)) continue;
+    sum += std::fabs(r.error);
+    ++n;
+  }
+  return n > 0 ? sum / n : 0.0;
+}
+
+}  // namespace
+
+TEST_CASE("every MoE and CP row of the development set has a scenario that scripts/dev_scenarios.py wrote") {
+  // 20 rows: Qwen3 30B-A3B / 235B-A22B, GPT-OSS 120B and DeepSeek-V3 on H100, B200 and GB200,
+  // Llama 3.1 405B with CP 2 and Llama 3 405B with CP 16 at 128K.
+  CHECK(rows().size() == 20);
+  int moe = 0;
+  int cp = 0;
+  for (const Row& r : rows()) {
+    moe += r.moe ? 1 : 0;
+    cp += r.cp ? 1 : 0;
+    // Each MoE row prices its expert all-to-alls, each CP row its K/V exchange, as components.
+    if (r.moe) CHECK_MESSAGE(r.time.ep_comm_exposed.value() > 0.0, r.id);
+  }
+  CHECK(moe == 16);
+  CHECK(cp == 4);
+}
+
+TEST_CASE("development-set MoE and CP rows: regression guard") {
+  // The error each row had when this test was written (predicted / reference - 1), and a band of
+  // 10 points around it: a model change that moves a row further must say why (and update this
+  // table). These are measurements of the model's error, not targets.
+  const std::map<std::string, double> measured = {
+      {"llama3_405b_t4_16384gpu_cp16_seq131072", +0.404},      // vpp unstated -> 1: 54% bubble
+      {"mbridge2509_h100_deepseekv3_fp8_1024gpu", +0.282},     // 13.5 s of EP all-to-all exposed
+      {"mbridge2511_b200_deepseekv3_fp8-mx_256gpu", -0.349},
+      {"mbridge2511_b200_gpt_oss_120b_bf16_64gpu", -0.416},
+      {"mbridge2511_b200_llama31_405b_fp8-cs_128gpu", -0.045},
+      {"mbridge2511_b200_qwen3_235b_a22b_fp8-mx_64gpu", -0.411},
+      {"mbridge2511_b200_qwen3_30b_a3b_fp8-mx_8gpu", -0.629},
+      {"mbridge2511_gb200_deepseekv3_bf16_256gpu", -0.202},
+      {"mbridge2511_gb200_deepseekv3_fp8-mx_256gpu", -0.224},
+      {"mbridge2511_gb200_gpt_oss_120b_bf16_64gpu", -0.444},
+      {"mbridge2511_gb200_qwen3_235b_a22b_bf16_256gpu", -0.128},
+      {"mbridge2511_gb200_qwen3_30b_a3b_fp8-mx_8gpu", -0.337},
+      {"mbridge2511_h100_gpt_oss_120b_bf16_64gpu", -0.284},
+      {"mbridge2511_h100_llama31_405b_fp8-cs_1024gpu", +0.010},
+      {"mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu", +0.059},
+      {"mbridge2511_h100_qwen3_30b_a3b_fp8-cs_16gpu", -0.626},
+      {"mbridge2602_h100_gpt_oss_120b_bf16_64gpu", -0.336},
+      {"mbridge2602_h100_llama31_405b_fp8_1024gpu", +0.050},
+      {"mbridge2602_h100_qwen3_235b_a22b_fp8_256gpu", +0.086},
+      {"mbridge2602_h100_qwen3_30b_a3b_fp8_16gpu", -0.632},
+  };
+  for (const Row& r : rows()) {
+    CAPTURE(r.id);
+    REQUIRE(measured.count(r.id) == 1);
+    CHECK(std::fabs(r.error - measured.at(r.id)) <= 0.10);
+  }
+}
+
+TEST_CASE("development-set MoE rows within 10% mean absolute error (the issue's bar)" * doctest::may_fail()) {
+  CHECK(mean_abs_error([](const Row& r) { return r.moe; }) <= 0.10);
+}
+
+TEST_CASE("development-set CP rows within 10% mean absolute error (the issue's bar)" * doctest::may_fail()) {
+  CHECK(mean_abs_error([](const Row& r) { return r.cp; }) <= 0.10);
+}
+
+TEST_CASE("every development-set MoE and CP row within 20% (the issue's bar)" * doctest::may_fail()) {
+  for (const Row& r : rows()) {
+    CAPTURE(r.id);
+    CHECK(std::fabs(r.error) <= 0.20);
+  }
+}

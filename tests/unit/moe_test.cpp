@@ -1,0 +1,226 @@
+// Mixture of experts and multi-head latent attention: parameter counts against the published
+// totals, FLOPs and per-rank kernels against their formulas, routing load, all-to-all bytes,
+// expert placement and the MoE terms of a training prediction.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "model/activation_memory.h"
+#include "model/flops.h"
+#include "model/layer_ops.h"
+#include "model/layer_shape.h"
+#include "model/moe_ops.h"
+#include "model/parameter_count.h"
+#include "simulator/catalog.h"
+#include "simulator/scenario_loader.h"
+#include "simulator/training_predictor.h"
+
+using namespace stepcast;
+
+namespace {
+
+const TransformerSpec& catalog_model(const std::string& name) {
+  const TransformerSpec* m = Catalog::builtin().find_model(name);
+  REQUIRE_MESSAGE(m != nullptr, name);
+  return *m;
+}
+
+// One layer shape of `model` as make_layer_shape() builds it for the given split.
+LayerShape shape_of(const TransformerSpec& model, int tp, int ep, int expert_tp, bool sequence_parallel,
+                    int micro_batch = 1, int seq = 4096) {
+  TrainingWorkload w;
+  w.seq_len = seq;
+  w.micro_batch = micro_batch;
+  w.global_batch = micro_batch;
+  ParallelConfig p;
+  p.tp = tp;
+  p.ep = ep;
+  p.expert_tp = expert_tp;
+  p.sequence_parallel = sequence_parallel;
+  PrecisionConfig precision;
+  return make_layer_shape(model, w, p, precision);
+}
+
+double gemm_and_attention_flops(const OpList& ops) {
+  double f = 0.0;
+  for (const Op& op : ops) {
+    if (op.kind == OpKind::gemm || op.kind == OpKind::flash_forward) f += op.flops.value();
+  }
+  return f;
+}
+
+double ops_flops_named(const OpList& ops, std::string_view prefix) {
+  double f = 0.0;
+  for (const Op& op : ops) {
+    if (std::string_view(op.name).starts_with(prefix)) f += op.flops.value();
+  }
+  return f;
+}
+
+}  // namespace
+
+// --- Parameter counts against the model cards and papers -------------------------------------
+
+TEST_CASE("DeepSeek-V3 has 671B parameters of which 37B are active per token") {
+  // DeepSeek-V3 technical report (arXiv:2412.19437), Sec. 1 and Sec. 4.2: 671B total, 37B
+  // activated, the multi-token-prediction module (14B) excluded. Our count: MLA 187M per layer,
+  // 3 dense layers (SwiGLU 18432: 396M), 58 MoE layers (256 x 3 x 7168 x 2048 = 11.27B routed, one
+  // shared expert 44M, router 1.8M), embeddings 2 x 129280 x 7168.
+  const TransformerSpec& m = catalog_model("deepseek-v3");
+  CHECK(total_parameters(m) == doctest::Approx(671e9).epsilon(0.01));
+  CHECK(active_parameters(m) == doctest::Approx(37e9).epsilon(0.02));
+  CHECK(moe_layer_count(m) == 58);
+}
+
+TEST_CASE("Mixtral 8x7B has 46.7B parameters, 12.9B active; 8x22B 141B, 39B active") {
+  // Jiang et al. 2024 "Mixtral of Experts" Sec. 2 / Mistral AI's announcement: 46.7B total,
+  // 12.9B used per token. Mistral AI "Cheaper, Better, Faster, Stronger" (Mixtral 8x22B): 141B
+  // total, 39B active.
+  CHECK(total_parameters(catalog_model("mixtral-8x7b")) == doctest::Approx(46.7e9).epsilon(0.01));
+  CHECK(active_parameters(catalog_model("mixtral-8x7b")) == doctest::Approx(12.9e9).epsilon(0.01));
+  CHECK(total_parameters(catalog_model("mixtral-8x22b")) == doctest::Approx(141e9).epsilon(0.01));
+  CHECK(active_parameters(catalog_model("mixtral-8x22b")) == doctest::Approx(39e9).epsilon(0.015));
+}
+
+TEST_CASE("Qwen3-235B-A22B and Qwen3-30B-A3B have the totals and active counts their names give") {
+  // Qwen3 Technical Report (arXiv:2505.09388) Table 2 and the Hugging Face model cards:
+  // 235B total / 22B activated; 30.5B total / 3.3B activated.
+  CHECK(total_parameters(catalog_model("qwen3-235b-a22b")) == doctest::Approx(235e9).epsilon(0.01));
+  CHECK(active_parameters(catalog_model("qwen3-235b-a22b")) == doctest::Approx(22e9).epsilon(0.02));
+  CHECK(total_parameters(catalog_model("qwen3-30b-a3b")) == doctest::Approx(30.5e9).epsilon(0.01));
+  CHECK(active_parameters(catalog_model("qwen3-30b-a3b")) == doctest::Approx(3.3e9).epsilon(0.02));
+}
+
+TEST_CASE("a rank holds its E/(ep x expert_tp) share of the routed experts and a 1/tp share of attention") {
+  const TransformerSpec& m = catalog_model("mixtral-8x7b");
+  const LayerParameters whole = layer_parameters(m, true);
+  // 8 experts of 3 x 4096 x 14336 SwiGLU matrices; router h x E.
+  CHECK(whole.experts == doctest::Approx(8.0 * 3 * 4096 * 14336));
+  CHECK(whole.router == doctest::Approx(4096.0 * 8));
+  const LayerParametersPerRank r = layer_parameters_per_rank(m, 2, true, 4, 1);
+  CHECK(r.experts == doctest::Approx(whole.experts / 4));
+  CHECK(r.dense == doctest::Approx(whole.attention / 2 + whole.router + whole.norms));
+}
+
+// --- FLOPs ------------------------------------------------------------------------------------
+
+TEST_CASE("a MoE layer's model FLOPs count the top_k routed and the shared experts, and the router") {
+  // 2 m b s h f_e (top_k + shared) with m = 3 for SwiGLU, plus the router 2 b s h E.
+  const TransformerSpec& m = catalog_model("deepseek-v3");
+  const double b = 2;
+  const double s = 4096;
+  const LayerFlops f = layer_forward_flops(m, b, s, AttentionCount::causal, true);
+  CHECK(f.mlp.value() == doctest::Approx(2.0 * 3 * b * s * 7168 * 2048 * (8 + 1)));
+  CHECK(f.router.value() == doctest::Approx(2.0 * b * s * 7168 * 256));
+  // MLA: q down/up, kv down/up, output, and the core with q/k width 192 and v width 128.
+  const double qkv = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * (512 + 64) + 512.0 * 128 * (128 + 128);
+  CHECK(f.qkv.value() == doctest::Approx(2.0 * b * s * qkv));
+  CHECK(f.attention.value() == doctest::Approx(0.5 * 2.0 * b * s * s * 128 * (192 + 128)));
+  CHECK(f.out_proj.value() == doctest::Approx(2.0 * b * s * 128 * 128 * 7168));
+  // A dense layer of the same model keeps its 18432-wide MLP and no router.
+  const LayerFlops dense = layer_forward_flops(m, b, s, AttentionCount::causal, false);
+  CHECK(dense.mlp.value() == doctest::Approx(2.0 * 3 * b * s * 7168 * 18432));
+  CHECK(dense.router.value() == 0.0);
+}
+
+TEST_CASE("one rank's MoE and MLA kernels do the layer's FLOPs when nothing is split") {
+  // tp = ep = 1, dropless, perfectly balanced: the grouped expert GEMMs run b s top_k rows in
+  // total, so the kernels' FLOPs equal layer_forward_flops(causal) term for term.
+  for (const char* name : {"deepseek-v3", "mixtral-8x7b", "qwen3-30b-a3b"}) {
+    CAPTURE(name);
+    const TransformerSpec& m = catalog_model(name);
+    const LayerShape s = moe_layer_shape(shape_of(m, 1, 1, 1, false, 1, 4096));
+    const LayerFlops f = layer_forward_flops(m, 1, 4096, AttentionCount::causal, true);
+    CHECK(gemm_and_attention_flops(layer_forward_ops(s)) == doctest::Approx(f.total().value()).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("with tp, ep and sequence parallelism each rank does 1/tp of the routed experts' FLOPs") {
+  // The rank's b s / t tokens go out top_k times; its E/ep experts receive, summed over the EP
+  // and expert-TP group, tokens x top_k x ep x expert_tp / E copies each, at width f / expert_tp:
+  // per rank 6 (b s / t) top_k h f, 1/t of the layer's routed-expert FLOPs.
+  const TransformerSpec& m = catalog_model("mixtral-8x7b");
+  const double T = 2.0 * 4096;
+  for (int expert_tp : {1, 2}) {
+    CAPTURE(expert_tp);
+    const LayerShape s = moe_layer_shape(shape_of(m, 2, 4, expert_tp, true, 2, 4096));
+    const OpList ops = layer_forward_ops(s);
+    const double experts = ops_flops_named(ops, "experts_");
+    CHECK(experts == doctest::Approx(2.0 * 3 * T * 4096 * 14336 * 2 / 2.0));
+  }
+}
+
+// --- Routing ----------------------------------------------------------------------------------
+
+TEST_CASE("dropless routing scales the busiest rank's expert rows by the load imbalance, capacity pads to it") {
+  TransformerSpec m = catalog_model("mixtral-8x7b");
+  const LayerShape balanced = moe_layer_shape(shape_of(m, 1, 8, 1, false, 1, 4096));
+  MoeRouting r = moe_routing(balanced);
+  // 4096 tokens x top-2 over 8 experts on 8 ranks: each expert gets 4096 x 2 x 8 / 8 = 8192 rows
+  // (the whole EP group's tokens), one expert per rank.
+  CHECK(r.local_experts == 1.0);
+  CHECK(r.expert_rows == doctest::Approx(8192.0));
+  CHECK(r.sent == doctest::Approx(8192.0));
+  m.moe.load_imbalance = 1.3;
+  r = moe_routing(moe_layer_shape(shape_of(m, 1, 8, 1, false, 1, 4096)));
+  CHECK(r.expert_rows == doctest::Approx(8192.0 * 1.3));
+  m.moe.capacity_factor = 1.25;  // a fixed capacity replaces the imbalance: padded buffers
+  r = moe_routing(moe_layer_shape(shape_of(m, 1, 8, 1, false, 1, 4096)));
+  CHECK(r.expert_rows == doctest::Approx(8192.0 * 1.25));
+}
+
+TEST_CASE("the dispatch all-to-all moves each token's hidden state top_k times, in 16 bits") {
+  // nccl-tests convention: the rank's whole send buffer, tokens x top_k x h x 2 bytes.
+  const TransformerSpec& m = catalog_model("qwen3-30b-a3b");
+  const LayerShape s = moe_layer_shape(shape_of(m, 1, 8, 1, false, 2, 4096));
+  CHECK(moe_all_to_all_bytes(s).value() == doctest::Approx(2.0 * 4096 * 8 * 2048 * 2));
+  CHECK(moe_expert_tp_bytes(s).value() == 0.0);
+  // With expert TP 2 the received rows are also all-gathered over the expert-TP pair.
+  const LayerShape etp = moe_layer_shape(shape_of(m, 2, 4, 2, true, 2, 4096));
+  CHECK(moe_expert_tp_bytes(etp).value() == doctest::Approx(moe_routing(etp).rows * 2048 * 2));
+}
+
+TEST_CASE("a MoE layer keeps the router probabilities and its experts' rows as activations") {
+  // Mixtral 8x7B, tp = ep = 1, b s = 4096 tokens: the dense 14336-wide MLP keeps
+  // 2 b s (2 f + f) bytes; the MoE layer keeps FP32 probabilities 4 b s E, the k b s token copies'
+  // FC1 inputs (2 h each) and their SwiGLU input and output (2 x 3 f each).
+  const TransformerSpec& m = catalog_model("mixtral-8x7b");
+  const LayerShape dense = shape_of(m, 1, 1, 1, false);
+  const LayerShape moe = moe_layer_shape(dense);
+  const double T = 4096;
+  const double expected_extra = 4.0 * T * 8 + 2.0 * (2 * T) * (4096 + 3.0 * 14336) - 2.0 * T * 3.0 * 14336;
+  const double d = layer_activation_bytes(moe, Recompute::none).stored.value() -
+                   layer_activation_bytes(dense, Recompute::none).stored.value();
+  CHECK(d == doctest::Approx(expected_extra));
+}
+
+// --- Placement and the prediction ---------------------------------------------------------------
+
+TEST_CASE("expert parallelism is priced: all-to-alls exposed, hidden by ep_comm_overlap, experts' states on edp") {
+  Scenario sc = load_scenario("mixtral-8x7b-ep");  // 16 H100s, tp 2, ep 8 (expert_tp follows tp)
+  TrainingPredictor predictor;
+  const TrainingPrediction base = predictor.predict(sc);
+  CHECK(base.time.ep_comm_exposed.value() > 0.0);
+  CHECK(base.time.total().value() == doctest::Approx(base.step_time.value()).epsilon(1e-9));
+  sc.parallel.ep_comm_overlap = true;
+  const TrainingPrediction overlapped = predictor.predict(sc);
+  CHECK(overlapped.time.ep_comm_exposed < base.time.ep_comm_exposed);
+  // expert_tp 2 x ep 8 = 16 ranks: one expert replica, so the experts' optimizer states are not
+  // sharded by ZeRO-1 while the dense weights' are (over dp 8).
+  bool listed = false;
+  for (const auto& g : base.placement) listed = listed || g.group == "ep";
+  CHECK(listed);
+  // Mixtral 8x7B: per rank 32 layers x 1 expert / expert_tp 2 = 2.82B routed parameters at 12
+  // bytes of Adam state, unsharded.
+  const double experts = 32.0 * 3 * 4096 * 14336 / 2;
+  CHECK(base.memory.optimizer_states.value() > 12.0 * experts);
+  CHECK(base.memory.optimizer_states.value() < 12.0 * experts * 1.05);
+}
+
+TEST_CASE("a dense model is predicted the same whatever ep and expert_tp say") {
+  Scenario sc = load_scenario("llama3-70b-h100");
+  TrainingPredictor predictor;
+  const double base = predictor.predict(sc).step_time.value();
+  sc.parallel.expert_tp = 1;
+  CHECK(predictor.predict(sc).step_time.value() == doctest::Approx(base).epsilon(1e-12));
+}
