@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Writes a stepcast scenario for each mixture-of-experts or context-parallel row of the
+development set (tests/fixtures/reference/dev_training_runs.yaml) to tests/fixtures/dev_scenarios/.
+
+    python3 scripts/dev_scenarios.py            # rewrite the files
+    python3 scripts/dev_scenarios.py --check    # exit 1 when a committed file differs
+
+One rule per field, the same for every row (never tuned per row):
+  model        the catalog model of the row's model name (dimensions checked against the row).
+  system       DGX-H100 and Meta's Grand Teton servers (8 H100s and 8x400 Gb/s NICs per node, the
+               row's `system`) -> dgx-h100; DGX-B200 -> dgx-b200; GB200 -> gb200-nvl72. The GPU
+               count is the row's.
+  parallel     tp, pp, cp, ep, dp, micro_batch, global_batch as stated; vpp null -> 1 and
+               micro_batch null -> 1 (Megatron's defaults, as simulator/published_runs.h maps
+               unstated fields). Megatron-Bridge rows: sequence parallelism when tp > 1, the
+               distributed optimizer (ZeRO-1) with --overlap-grad-reduce and --overlap-param-gather,
+               expert_tp 1 (the MoE recipes' expert-tensor-parallel size; Megatron-MoE best
+               practice), no recomputation (the rows state none), the all-to-all dispatcher without
+               --overlap-moe-expert-parallel-comm (not stated). Llama 3 rows: FSDP without
+               resharding after the forward (Llama 3 paper Sec. 3.3.2) reduces gradients and
+               gathers parameters once per step, which is the distributed optimizer's traffic:
+               ZeRO-1; context parallelism by all-gathering K and V (Sec. 3.3.2): cp_kind
+               all_gather.
+  layers       when pp x vpp does not divide the layers, every model chunk but the first and the
+               last holds ceil(layers / chunks) and those two share the rest, the first one more
+               when it is odd: Llama 3 Sec. 3.3.2 ("one Transformer layer less on the first and
+               the last stage"); Megatron-Bridge counts the embedding and the loss (and
+               DeepSeek-V3's MTP module) as layers of the first and last chunks the same way.
+  precision    FP8-CS, FP8-MX and FP8 -> fp8; BF16 -> bf16.
+  routing      force-balanced (the MoE rows' notes): load_imbalance 1, dropless.
+  reference    derived.iteration_time_s where the row derives it (Megatron-Bridge:
+               global_batch x seq_len / (tokens/s/GPU x GPUs)); Llama 3 rows give TFLOP/s per
+               GPU under the PaLM MFU convention (6N + 12 L H Q T per token, full attention), so
+               the reference step is that FLOP count over GPUs x TFLOP/s — computed by the
+               fidelity test, not here.
+Rows left out: DeepSeek-V3 on H800 (no H800 system in the catalog; DualPipe is issue 8 item 3).
+"""
+import os
+import sys
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE = os.path.join(ROOT, "tests/fixtures/reference/dev_training_runs.yaml")
+OUT = os.path.join(ROOT, "tests/fixtures/dev_scenarios")
+
+MODELS = [
+    ("qwen3-30b-a3b", "Qwen3-30B-A3B"),
+    ("qwen3-235b-a22b", "Qwen3-235B-A22B"),
+    ("gpt-oss-120b", "GPT-OSS 120B"),
+    ("deepseek-v3", "DeepSeek-V3"),
+    ("llama3-405b", "Llama 3 405B"),
+    ("llama3-405b", "Llama 3.1 405B"),
+]
+SKIP = {"deepseek_v3_pretraining_h800"}
+
+
+def value(x):
+    return x["value"] if isinstance(x, dict) else x
+
+
+def model_key(row):
+    name = row["model"]["name"]
+    for key, prefix in MODELS:
+        if name.startswith(prefix):
+            return key
+    return None
+
+
+def system_key(row):
+    text = (row.get("system") or "") + " " + (row.get("gpu_type") or "")
+    if "GB200" in text:
+        return "gb200-nvl72"
+    if "B200" in text:
+        return "dgx-b200"
+    if "H100" in text or "Grand Teton" in text:
+        return "dgx-h100"
+    raise SystemExit(f"{row['id']}: no system rule for {text!r}")
+
+
+def precision(row):
+    p = row["precision"]
+    if p.startswith("FP8"):
+        return "fp8"
+    if p.startswith("BF16"):
+        return "bf16"
+    raise SystemExit(f"{row['id']}: no precision rule for {p!r}")
+
+
+def scenario(row):
+    p = row["parallel"]
+    tp, pp, cp, ep = p["tp"], p["pp"], p.get("cp") or 1, p.get("ep") or 1
+    dp = value(p["dp"])
+    llama_paper = row["id"].startswith("llama3_")
+    lines = [
+        f"# Development-set row {row['id']} (tests/fixtures/reference/dev_training_runs.yaml),",
+        "# written by scripts/dev_scenarios.py; its docstring states the mapping rules.",
+        "schema_version: 1",
+        f"name: dev-{row['id']}",
+        f"model: {model_key(row)}",
+        f"system: {{preset: {system_key(row)}, gpus: {row['gpus']}}}",
+        "training:",
+        f"  seq_len: {row['model']['seq_len']}",
+        f"  global_batch: {value(p['global_batch'])}",
+        f"  micro_batch: {p.get('micro_batch') or 1}",
+        "parallel:",
+        f"  tp: {tp}",
+        f"  pp: {pp}",
+        f"  dp: {dp}",
+    ]
+    if cp > 1:
+        lines.append(f"  cp: {cp}")
+        lines.append(f"  cp_kind: {'all_gather' if llama_paper else 'ring'}")
+    if ep > 1:
+        lines.append(f"  ep: {ep}")
+        lines.append("  expert_tp: 1")
+    vpp = p.get("vpp") or 1
+    if vpp > 1:
+        lines.append(f"  vpp: {vpp}")
+    layers = row["model"]["layers"]
+    chunks = pp * vpp
+    if layers % chunks != 0:
+        per = -(-layers // chunks)
+        edge = layers - (chunks - 2) * per
+        if edge <= 0:
+            raise SystemExit(f"{row['id']}: {layers} layers do not split over {chunks} chunks by the rule")
+        lines.append(f"  first_stage_layers: {edge - edge // 2}")
+        lines.append(f"  last_stage_layers: {edge // 2}")
+    lines.append(f"  sequence_parallel: {'true' if tp > 1 else 'false'}")
+    lines.append("  zero: 1")
+    lines.append("  recompute: none")
+    lines.append(f"precision: {precision(row)}")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    check = "--check" in sys.argv
+    rows = yaml.safe_load(open(SOURCE))["training_runs"]
+    os.makedirs(OUT, exist_ok=True)
+    differ = []
+    for row in rows:
+        if row["id"] in SKIP or model_key(row) is None:
+            continue
+        p = row["parallel"]
+        is_moe = (p.get("ep") or 1) > 1 or "moe" in row["model"]
+        if not is_moe and (p.get("cp") or 1) == 1:
+            continue
+        path = os.path.join(OUT, row["id"] + ".yaml")
+        text = scenario(row)
+        if check:
+            if not os.path.exists(path) or open(path).read() != text:
+                differ.append(path)
+        else:
+            with open(path, "w") as f:
+                f.write(text)
+    if differ:
+        print("differ from scripts/dev_scenarios.py:", *differ, sep="\n  ")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
