@@ -44,8 +44,8 @@ constexpr Components kComponents[] = {
     {"compute", "compute", &TimeBreakdown::compute},
     {"recompute", "recomputation", &TimeBreakdown::recompute},
     {"tp_comm_exposed", "tensor-parallel communication (exposed)", &TimeBreakdown::tp_comm_exposed},
-    {"cp_comm_exposed", "context-parallel communication (exposed)", &TimeBreakdown::cp_comm_exposed},
-    {"ep_comm_exposed", "expert-parallel communication (exposed)", &TimeBreakdown::ep_comm_exposed},
+    {"cp_comm_exposed", "context-parallel K/V exchange (exposed)", &TimeBreakdown::cp_comm_exposed},
+    {"ep_comm_exposed", "MoE all-to-all dispatch and combine (exposed)", &TimeBreakdown::ep_comm_exposed},
     {"pp_bubble", "pipeline bubble", &TimeBreakdown::pp_bubble},
     {"pp_comm_exposed", "pipeline transfers (exposed)", &TimeBreakdown::pp_comm_exposed},
     {"dp_comm_exposed", "data-parallel communication (exposed)", &TimeBreakdown::dp_comm_exposed},
@@ -161,6 +161,30 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
     add("overlap the parameter gather (overlap_param_gather)", "gathers updated parameters under the next forward pass",
         {{"parallel.overlap_param_gather", "true"}});
   }
+  // Expert parallelism: hide the all-to-alls behind another micro-batch, or fold expert TP into EP.
+  if (sc.model.is_moe() && p.ep > 1 && !p.ep_comm_overlap) {
+    add("overlap the MoE all-to-alls (ep_comm_overlap)",
+        "each micro-batch's dispatch and combine run under another micro-batch's compute "
+        "(Megatron-Core --overlap-moe-expert-parallel-comm)",
+        {{"parallel.ep_comm_overlap", "true"}});
+  }
+  if (sc.model.is_moe() && p.expert_tensor_parallel() > 1 &&
+      (p.tp * p.cp * p.dp) % p.ep == 0 && sc.model.moe.experts % p.ep == 0) {
+    add(fmt::format("expert_tp {} -> 1", p.expert_tensor_parallel()),
+        "whole experts per rank: no expert-TP gather/scatter, fewer and larger expert GEMMs, more expert memory",
+        {{"parallel.expert_tp", "1"}});
+  }
+  // Context parallelism: the other ways of exchanging K and V.
+  if (p.cp > 1) {
+    for (ContextParallelKind k : {ContextParallelKind::ring, ContextParallelKind::ulysses, ContextParallelKind::all_gather}) {
+      if (k == p.cp_kind) continue;
+      add(fmt::format("context parallelism: {} -> {}", enum_name(p.cp_kind), enum_name(k)),
+          k == ContextParallelKind::ring      ? "K/V blocks passed around the ring under each attention step"
+          : k == ContextParallelKind::ulysses ? "all-to-alls re-shard Q, K, V by heads; not overlapped"
+                                              : "K and V all-gathered before attention (small under GQA)",
+          {{"parallel.cp_kind", std::string(enum_name(k))}});
+    }
+  }
   if (sc.precision.compute != DataType::fp8 && sc.system.gpu.supports(DataType::fp8)) {
     add(fmt::format("FP8 compute: precision {} -> fp8", to_string(sc.precision.compute)),
         "FP8 tensor cores double the dense peak of 16-bit ones (Transformer Engine)", {{"precision", "fp8"}});
@@ -190,6 +214,18 @@ std::string bottleneck_words(const std::string& key, const Scenario& sc, const T
     return fmt::format("data-parallel communication not hidden by compute: gradient {} over DP {}{}",
                        par.zero >= 1 ? "reduce-scatter" : "all-reduce", par.dp,
                        par.zero >= 1 ? " and parameter all-gathers (ZeRO-" + str(par.zero) + ")" : "");
+  }
+  if (key == "ep_comm_exposed") {
+    return fmt::format("MoE all-to-alls on the critical path: per MoE layer a dispatch and a combine over EP {} in the forward "
+                       "and again in the backward{}{}",
+                       par.ep, par.expert_tensor_parallel() > 1 ? fmt::format(", with expert-TP {} gathers and scatters",
+                                                                              par.expert_tensor_parallel())
+                                                                : std::string(),
+                       par.ep_comm_overlap ? ", beyond what the other micro-batch's compute hides" : ", not overlapped");
+  }
+  if (key == "cp_comm_exposed") {
+    return fmt::format("the context-parallel K/V exchange ({}) over CP {} not hidden by attention", enum_name(par.cp_kind),
+                       par.cp);
   }
   if (key == "pp_comm_exposed") return fmt::format("activation transfers between {} pipeline stages not hidden by compute", par.pp);
   if (key == "recompute") {
