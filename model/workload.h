@@ -39,7 +39,10 @@ struct TrainingWorkload {
 
 enum class InferenceMode { static_batch, serving };
 enum class BatchScheduler { continuous, static_batch, dynamic };
-enum class ArrivalProcess { poisson, gamma, all_at_once, trace };
+// closed_loop: `concurrency` clients, each sending its next request the moment its previous one
+// finishes (the fixed-concurrency mode of serving benchmarks: genai-perf --concurrency, vLLM's
+// benchmark_serving --max-concurrency); the arrival rate follows the service rate.
+enum class ArrivalProcess { poisson, gamma, all_at_once, trace, closed_loop };
 enum class LengthDistribution { fixed, uniform, lognormal, exponential };
 // How decode attention reads a GQA/MQA cache. grouped: each KV head is read once for all the query
 // heads that share it (TensorRT-LLM's XQA kernels from v0.8, FlashInfer, FlashDecoding, vLLM's
@@ -68,6 +71,7 @@ struct ServingWorkload {
   ArrivalProcess arrivals = ArrivalProcess::poisson;
   double arrival_rate_per_s = 1.0;
   double gamma_cv = 1.0;          // coefficient of variation of inter-arrival times (gamma)
+  int concurrency = 0;            // closed_loop: requests kept in the system
   int requests = 1000;
   LengthSpec input_len;
   LengthSpec output_len;

@@ -118,7 +118,8 @@ struct EnumTable<ArrivalProcess> {
   static constexpr std::array values = {std::pair{ArrivalProcess::poisson, std::string_view("poisson")},
                                         std::pair{ArrivalProcess::gamma, std::string_view("gamma")},
                                         std::pair{ArrivalProcess::all_at_once, std::string_view("all-at-once")},
-                                        std::pair{ArrivalProcess::trace, std::string_view("trace")}};
+                                        std::pair{ArrivalProcess::trace, std::string_view("trace")},
+                                        std::pair{ArrivalProcess::closed_loop, std::string_view("closed-loop")}};
 };
 
 template <>

@@ -85,7 +85,10 @@ std::string inference_report_table(const Scenario& scenario, const InferencePred
   if (p.serving) {
     const ServingWorkload& s = w.serving;
     out += fmt::format("  workload {} requests, {} arrivals{}; {} batching, max batch {}, {} tokens per iteration{}\n",
-                       p.requests, enum_name(s.arrivals),
+                       p.requests,
+                       s.arrivals == ArrivalProcess::closed_loop
+                           ? fmt::format("closed-loop ({} clients)", s.concurrency)
+                           : std::string(enum_name(s.arrivals)),
                        p.arrival_rate_per_s > 0.0 ? fmt::format(" at {:.3g}/s", p.arrival_rate_per_s) : std::string(),
                        enum_name(s.scheduler), s.max_batch, s.max_batch_tokens,
                        s.chunked_prefill ? ", chunked prefill" : "");

@@ -443,7 +443,7 @@ std::vector<TraceRequest> read_trace(Reader& ctx, const YamlValue& v, const std:
 
 const std::vector<std::string>& serving_keys() {
   static const std::vector<std::string> keys = {
-      "arrivals", "arrival_rate", "gamma_cv",           "requests", "trace",      "seed",
+      "arrivals", "arrival_rate", "gamma_cv",           "requests", "trace",      "seed", "concurrency",
       "scheduler", "max_batch",   "max_batch_tokens",   "chunked_prefill", "batch_timeout", "kv_block",
       "kv_memory_fraction", "preemption", "kv_admission", "prefix_cache_hit_rate", "replicas", "disaggregation", "slo"};
   return keys;
@@ -484,9 +484,19 @@ std::optional<InferenceWorkload> read_inference(Reader& ctx, const YamlValue& v)
   if (s.arrivals == ArrivalProcess::trace && !has_trace) {
     r.missing("trace", "a CSV file (arrival_s,input_len,output_len) or a .jsonl file of requests");
   }
-  if (auto x = r.quantity("arrival_rate", Dimension::frequency)) s.arrival_rate_per_s = *x;
-  else if (!r.has("arrival_rate") && (s.arrivals == ArrivalProcess::poisson || s.arrivals == ArrivalProcess::gamma)) {
-    r.missing("arrival_rate", "requests per second, e.g. \"8/s\"");
+  if (s.arrivals == ArrivalProcess::closed_loop) {
+    // Completions set the arrival rate; the number of clients sets the load.
+    if (r.has("arrival_rate")) {
+      r.not_allowed("arrival_rate", "closed-loop clients send a request when their last one finishes; concurrency sets the load");
+    }
+    if (auto x = r.integer("concurrency")) s.concurrency = static_cast<int>(*x);
+    else if (!r.has("concurrency")) r.missing("concurrency", "the number of clients, each with one request in flight");
+  } else {
+    if (r.has("concurrency")) r.not_allowed("concurrency", "it applies only with arrivals: closed-loop");
+    if (auto x = r.quantity("arrival_rate", Dimension::frequency)) s.arrival_rate_per_s = *x;
+    else if (!r.has("arrival_rate") && (s.arrivals == ArrivalProcess::poisson || s.arrivals == ArrivalProcess::gamma)) {
+      r.missing("arrival_rate", "requests per second, e.g. \"8/s\"");
+    }
   }
   if (auto x = r.real("gamma_cv")) s.gamma_cv = *x;
   if (auto x = r.integer("requests")) s.requests = static_cast<int>(*x);

@@ -193,7 +193,11 @@ void write_inference(Writer& w, const InferenceWorkload& inf) {
   }
   const ServingWorkload& s = inf.serving;
   w.enumeration(2, "arrivals", s.arrivals);
-  w.quantity(2, "arrival_rate", s.arrival_rate_per_s, Dimension::frequency);
+  if (s.arrivals == ArrivalProcess::closed_loop) {
+    w.integer(2, "concurrency", s.concurrency);
+  } else {
+    w.quantity(2, "arrival_rate", s.arrival_rate_per_s, Dimension::frequency);
+  }
   w.real(2, "gamma_cv", s.gamma_cv);
   w.integer(2, "requests", s.requests);
   if (s.arrivals == ArrivalProcess::trace) {

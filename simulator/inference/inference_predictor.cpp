@@ -168,6 +168,7 @@ InferencePrediction predict_serving(const Scenario& scenario, StepCostModel& ste
   setup.cost = &steps;
   setup.prefix_hit_rate = w.prefix_cache_hit_rate;
   setup.max_time_series_points = o.max_time_series_points;
+  if (w.arrivals == ArrivalProcess::closed_loop) setup.closed_loop_concurrency = std::max(w.concurrency, 1);
   serving::SchedulerConfig& sc = setup.scheduler;
   sc.policy = w.scheduler;
   sc.max_batch = static_cast<int>(rows);

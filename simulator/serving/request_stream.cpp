@@ -81,6 +81,7 @@ std::vector<RequestSpec> make_request_stream(const ServingWorkload& w) {
         case ArrivalProcess::poisson: t += rng.exponential(1.0 / rate); break;
         case ArrivalProcess::gamma: t += rng.gamma(shape, 1.0 / (rate * shape)); break;
         case ArrivalProcess::all_at_once:
+        case ArrivalProcess::closed_loop:  // the simulation sets these times as requests finish
         case ArrivalProcess::trace: break;
       }
     }

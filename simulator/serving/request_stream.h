@@ -8,6 +8,8 @@
 //                (shape 1/cv^2, scale cv^2/rate): cv > 1 is burstier than Poisson
 //   all_at_once  every request at t = 0 (an offline, max-throughput run)
 //   trace        the trace's times and lengths, as given
+//   closed_loop  every time 0 here: the serving simulation (ServingSetup::closed_loop_concurrency)
+//                releases request i + concurrency when a request finishes
 // The first request arrives at t = 0 (poisson/gamma gaps are added after it).
 //
 // Lengths (LengthSpec), rounded to whole tokens and clamped to [max(min, 1), max] (max 0:

@@ -63,8 +63,21 @@ ServingRun simulate_serving(const std::vector<RequestSpec>& stream, const Servin
     run.cached_prompt_tokens += r.cached;
     run.prompt_tokens += r.input;
   }
+  // When each request arrives: the stream's times, or in a closed loop the first `concurrency`
+  // at the start and the rest when released by a finish (kNever until then).
+  const bool closed_loop = setup.closed_loop_concurrency > 0;
+  std::vector<double> arrival_at(n);
+  std::size_t released = n;
+  if (closed_loop) {
+    released = std::min(static_cast<std::size_t>(setup.closed_loop_concurrency), n);
+    for (std::size_t i = 0; i < n; ++i) arrival_at[i] = i < released ? stream.front().arrival_s : kNever;
+  } else {
+    for (std::size_t i = 0; i < n; ++i) arrival_at[i] = stream[i].arrival_s;
+  }
+  for (std::size_t i = 0; i < n; ++i) run.requests[i].arrival = arrival_at[i];
   run.first_arrival = stream.front().arrival_s;
-  run.last_arrival = stream.back().arrival_s;
+  // Closed loop: the window is known only at the end; the time series coarsens as it goes.
+  run.last_arrival = closed_loop ? run.first_arrival : stream.back().arrival_s;
 
   std::vector<Engine> engines;
   engines.reserve(setup.engines.size());
@@ -83,7 +96,7 @@ ServingRun simulate_serving(const std::vector<RequestSpec>& stream, const Servin
   using Transfer = std::pair<double, int>;
   std::priority_queue<Transfer, std::vector<Transfer>, std::greater<>> transfers;
 
-  const double window = run.last_arrival - run.first_arrival;
+  double window = run.last_arrival - run.first_arrival;
   const std::size_t points = std::max<std::size_t>(setup.max_time_series_points, 4);
   TimeSeriesRecorder series(run.first_arrival, window > 0.0 ? 2.0 * window / static_cast<double>(points) : 1e-3,
                             points);
@@ -102,18 +115,26 @@ ServingRun simulate_serving(const std::vector<RequestSpec>& stream, const Servin
   const auto start_if_idle = [&](std::size_t e) {
     if (!engines[e].busy()) engines[e].try_start(t, run.requests, stream_ended());
   };
+  // Closed loop: a request that left frees its client, whose next request arrives now.
+  const auto release_next = [&] {
+    if (!closed_loop || released >= n) return;
+    arrival_at[released] = t;
+    run.requests[released].arrival = t;
+    ++released;
+  };
   const auto collect_drops = [&](std::size_t e) {
     const auto& dropped = engines[e].dropped();
     for (; dropped_seen[e] < dropped.size(); ++dropped_seen[e]) {
       ++done;
       ++run.dropped;
       in_system -= 1.0;
+      release_next();
     }
   };
 
   while (done < n) {
     // The next event; on a tie, engines first, then transfers, windows and arrivals.
-    double t_next = next_arrival < n ? stream[next_arrival].arrival_s : kNever;
+    double t_next = next_arrival < n ? arrival_at[next_arrival] : kNever;
     EventKind kind = EventKind::arrival;
     std::size_t which = 0;
     for (std::size_t e = 0; e < engines.size(); ++e) {
@@ -160,6 +181,7 @@ ServingRun simulate_serving(const std::vector<RequestSpec>& stream, const Servin
         engines[which].complete(run.requests, finished, handed_off);
         done += finished.size();
         in_system -= static_cast<double>(finished.size());
+        for (std::size_t k = 0; k < finished.size(); ++k) release_next();
         for (const int id : handed_off) {
           const double transfer = setup.kv_transfer_s ? setup.kv_transfer_s(run.requests[static_cast<std::size_t>(id)].prompt) : 0.0;
           transfers.emplace(t + transfer, id);
@@ -196,6 +218,10 @@ ServingRun simulate_serving(const std::vector<RequestSpec>& stream, const Servin
   }
 
   run.end = t;
+  if (closed_loop) {
+    run.last_arrival = arrival_at[n - 1] == kNever ? run.first_arrival : arrival_at[n - 1];
+    window = run.last_arrival - run.first_arrival;
+  }
   const double span = run.end - run.first_arrival;
   if (span > 0.0) {
     run.mean_in_system = in_system_integral / span;

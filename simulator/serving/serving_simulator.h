@@ -8,6 +8,8 @@
 // Disaggregated serving: a request whose prefill completes on a prefill-only engine travels to a
 // decode-only engine (shortest queue among them) after its KV transfer, kv_transfer_s(prompt
 // tokens); its first token is emitted by the prefill engine.
+// Closed loop (ServingSetup::closed_loop_concurrency): a fixed number of clients, each sending
+// its next request when its previous one ends, so arrivals follow completions.
 // Prefix caching: prefix_hit_rate of each prompt (rounded down to whole KV blocks, at least one
 // token left to compute) is found cached and never prefilled.
 //
@@ -39,6 +41,9 @@ struct ServingSetup {
   double prefix_hit_rate = 0.0;
   std::function<double(int prompt_tokens)> kv_transfer_s;  // disaggregation only
   std::size_t max_time_series_points = 256;
+  // > 0: closed loop. Requests 0..concurrency-1 arrive at the stream's first time; each finish
+  // (or drop) releases the next request at that moment. The stream's other times are ignored.
+  int closed_loop_concurrency = 0;
 };
 
 struct ServingRun {

@@ -219,6 +219,29 @@ TEST_CASE("kv_admission reserve: whole sequences reserved at admission, nothing 
   CHECK(reserve.output_tokens_per_s > on_demand.output_tokens_per_s);
 }
 
+TEST_CASE("closed loop: concurrency C keeps C requests in the system, and one client waits for nothing") {
+  // One client: each request arrives when the previous one finishes, so nothing ever queues and
+  // the time to first token is the prefill of one prompt alone; arrivals follow completions.
+  const InferencePrediction one = predict_inference(
+      serving_scenario("arrivals: closed-loop, concurrency: 1, requests: 20, input_len: 2000, output_len: 100"), quick());
+  CHECK(one.dropped == 0);
+  CHECK(one.mean_batch == doctest::Approx(1.0));
+  CHECK(one.ttft.p99.value() == doctest::Approx(one.ttft.p50.value()).epsilon(1e-9));
+  CHECK(one.ttft.mean.value() == doctest::Approx(one.prefill_time.value()).epsilon(0.05));
+  // Little's law with no gaps: C requests in the system the whole run.
+  CHECK(one.mean_requests_in_system == doctest::Approx(1.0).epsilon(1e-6));
+  CHECK(one.requests_per_s * one.e2e.mean.value() == doctest::Approx(1.0).epsilon(1e-6));
+
+  // Eight clients: eight in the system, batched together, so each waits longer per token but the
+  // engine delivers more tokens per second.
+  const InferencePrediction eight = predict_inference(
+      serving_scenario("arrivals: closed-loop, concurrency: 8, requests: 80, input_len: 2000, output_len: 100"), quick());
+  CHECK(eight.mean_requests_in_system == doctest::Approx(8.0).epsilon(0.02));
+  CHECK(eight.output_tokens_per_s > 3.0 * one.output_tokens_per_s);
+  CHECK(eight.tpot.mean.value() > one.tpot.mean.value());
+  CHECK_FALSE(eight.saturated);
+}
+
 TEST_CASE("static batching returns a whole batch at once; dynamic batching waits at most its window") {
   const InferencePrediction s = predict_inference(
       serving_scenario("arrivals: all-at-once, requests: 8, scheduler: static, max_batch: 8, "
