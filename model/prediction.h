@@ -74,6 +74,8 @@ struct TrainingPrediction {
   int peak_stage = 0;
   bool fits = true;
   double bubble_fraction = 0.0;           // pp_bubble / step_time
+  std::vector<Seconds> per_stage_bubble;  // each stage's pipeline idle time (waits for inputs, not
+                                          // for transfers in flight), from the event simulation
   std::vector<GroupPlacement> placement;
   std::vector<TimelineEntry> timeline;    // filled only when asked (GUI, explain)
   std::vector<std::string> notes;         // assumptions and warnings worth showing the user

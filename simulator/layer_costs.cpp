@@ -35,6 +35,18 @@ BlockGemms mlp_block_gemms(const LayerShape& s) {
   return {"fc1", "fc2", "fc1.dgrad", "fc2.dgrad", "fc1.wgrad"};
 }
 
+// Time of the weight-gradient GEMMs in `ops` (named "<gemm>.wgrad").
+Seconds weight_gradient_time(const OpList& ops, const LayerCostInputs& in) {
+  Seconds t(0.0);
+  constexpr std::string_view kSuffix = ".wgrad";
+  for (const Op& op : ops) {
+    if (op.name.size() >= kSuffix.size() && op.name.substr(op.name.size() - kSuffix.size()) == kSuffix) {
+      t += time_of(op, in);
+    }
+  }
+  return t;
+}
+
 // Exposed part of a collective that --tp-comm-overlap pipelines with `gemm`.
 Seconds overlapped(Seconds comm, Seconds gemm, const LayerCostInputs& in) {
   const Seconds chunk = comm * (in.params->tp_overlap_exposed_chunks / std::max(in.tp_group.size, 1));
@@ -52,6 +64,7 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
   LayerCosts c;
   c.layer_forward.compute = ops_time(forward, *in.gpu, *in.params);
   c.layer_backward.compute = ops_time(backward, *in.gpu, *in.params);
+  c.layer_backward.weight_gradient = min(weight_gradient_time(backward, in), c.layer_backward.compute);
   if (in.recompute == Recompute::full) {
     c.layer_backward.recompute = c.layer_forward.compute;
   } else if (in.recompute == Recompute::selective) {
@@ -130,6 +143,8 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
   c.embedding_backward.compute = ops_time(embedding_backward_ops(s), *in.gpu, *in.params);
   c.output_forward.compute = ops_time(output_forward_ops(s), *in.gpu, *in.params);
   c.output_backward.compute = ops_time(output_backward_ops(s), *in.gpu, *in.params);
+  c.output_backward.weight_gradient = min(weight_gradient_time(output_backward_ops(s), in), c.output_backward.compute);
+  c.embedding_backward.weight_gradient = c.embedding_backward.compute;  // the table's gradient only
 
   add_expert_and_context_traffic(in, forward, backward, c);
 

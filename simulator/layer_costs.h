@@ -37,6 +37,9 @@ struct PassTime {
   Seconds dp_exposed;   // ZeRO-3 parameter gathers not hidden behind compute
   Seconds ep_exposed;   // MoE dispatch/combine all-to-alls (and expert-TP collectives) on the critical path
   Seconds cp_exposed;   // context-parallel K/V exchange not hidden behind attention
+  // The part of `compute` spent on weight gradients (the ".wgrad" GEMMs; all of the embedding's
+  // backward): what the zero-bubble schedules run as a separate W pass. Not added by total().
+  Seconds weight_gradient;
   [[nodiscard]] Seconds total() const { return compute + recompute + tp_exposed + dp_exposed + ep_exposed + cp_exposed; }
 };
 

@@ -4,99 +4,72 @@
 #include <cassert>
 
 namespace stepcast {
-namespace {
-
-struct Pass {
-  int microbatch;
-  int chunk;
-  bool backward;
-};
-
-// Each stage's pass order for the schedule, stage s at [s * 2mv, (s + 1) * 2mv).
-void stage_orders(const PipelineSpec& spec, std::vector<Pass>& passes) {
-  const int p = spec.stages;
-  const int v = spec.chunks;
-  const int m = spec.microbatches;
-  const int total = m * v;
-  std::vector<Pass> forward;
-  std::vector<Pass> backward;
-  forward.reserve(static_cast<std::size_t>(total));
-  backward.reserve(static_cast<std::size_t>(total));
-  // Groups of p micro-batches go through every chunk before the next group starts (Megatron's
-  // interleaved order); with one chunk this is simply micro-batch order.
-  for (int first = 0; first < m; first += p) {
-    const int last = std::min(first + p, m);
-    for (int c = 0; c < v; ++c) {
-      for (int mb = first; mb < last; ++mb) forward.push_back({mb, c, false});
-    }
-    for (int c = v - 1; c >= 0; --c) {
-      for (int mb = first; mb < last; ++mb) backward.push_back({mb, c, true});
-    }
-  }
-  passes.resize(static_cast<std::size_t>(2 * total * p));
-  for (int s = 0; s < p; ++s) {
-    Pass* out = passes.data() + static_cast<std::size_t>(2 * total * s);
-    int warmup = total;  // GPipe: every forward first
-    if (spec.schedule != PipelineSchedule::gpipe) {
-      // 1F1B and its interleaved form (ZB / DualPipe until issue 8 adds their orders).
-      warmup = std::min(v == 1 ? p - s - 1 : (p - s - 1) * 2 + (v - 1) * p, total);
-    }
-    int n = 0;
-    for (int i = 0; i < warmup; ++i) out[n++] = forward[static_cast<std::size_t>(i)];
-    for (int i = 0; i < total - warmup; ++i) {
-      out[n++] = forward[static_cast<std::size_t>(warmup + i)];
-      out[n++] = backward[static_cast<std::size_t>(i)];
-    }
-    for (int i = total - warmup; i < total; ++i) out[n++] = backward[static_cast<std::size_t>(i)];
-    assert(n == 2 * total);
-  }
-}
-
-}  // namespace
-
 void PipelineSimulator::build_order(const PipelineSpec& spec, Order& order) {
   const int p = spec.stages;
   const int v = spec.chunks;
-  const int m = spec.microbatches;
-  const int per_stage = 2 * m * v;
-  const auto forwards = static_cast<std::uint32_t>(p * v * m);
-  const std::uint32_t none = 2 * forwards;  // the always-zero slot
-  order.schedule = spec.schedule;
+  const PipelineSchedule schedule = spec.schedule;
+  const int mbc = microbatches_per_chunk(schedule, spec.microbatches);
+  const auto per_kind = static_cast<std::uint32_t>(p * v * mbc);  // slots of one pass kind
+  const std::uint32_t none = 3 * per_kind;                         // the always-zero slot
+  order.schedule = schedule;
   order.stages = p;
   order.chunks = v;
-  order.microbatches = m;
+  order.microbatches = spec.microbatches;
   order.steps.clear();
-  order.steps.reserve(static_cast<std::size_t>(per_stage * p));
 
-  std::vector<Pass> passes;
-  stage_orders(spec, passes);
+  std::vector<PipelinePass> passes;
+  std::vector<int> begin;
+  build_stage_orders(schedule, p, v, spec.microbatches, passes, begin);
+  order.steps.reserve(passes.size());
+  std::vector<int> upstream(static_cast<std::size_t>(p * v));
+  std::vector<int> downstream(static_cast<std::size_t>(p * v));
+  for (int vs = 0; vs < p * v; ++vs) {
+    upstream[static_cast<std::size_t>(vs)] = upstream_virtual_stage(schedule, p, v, vs);
+    downstream[static_cast<std::size_t>(vs)] = downstream_virtual_stage(schedule, p, v, vs);
+  }
   // List scheduling without times: a stage advances while each next pass's input is done.
   std::vector<char> done(static_cast<std::size_t>(none), 0);
-  std::vector<int> position(static_cast<std::size_t>(p), 0);
-  const int last_vs = p * v - 1;
-  long remaining = static_cast<long>(per_stage) * p;
+  std::vector<int> position(begin.begin(), begin.end() - 1);
+  long remaining = static_cast<long>(passes.size());
   bool upward = true;
   auto advance = [&](int s) {
-    const Pass* stage_passes = passes.data() + static_cast<std::size_t>(per_stage * s);
     int& pos = position[static_cast<std::size_t>(s)];
     const int start = pos;
-    while (pos < per_stage) {
-      const Pass pass = stage_passes[pos];
+    const int stop = begin[static_cast<std::size_t>(s) + 1];
+    while (pos < stop) {
+      const PipelinePass pass = passes[static_cast<std::size_t>(pos)];
       const int vs = pass.chunk * p + s;
-      const auto slot = static_cast<std::uint32_t>(vs * m + pass.microbatch);
+      const auto slot = static_cast<std::uint32_t>(vs * mbc + pass.microbatch);
       Step step{};
       step.stage = static_cast<std::uint16_t>(s);
-      step.duration = static_cast<std::uint16_t>(vs * 2 + (pass.backward ? 1 : 0));
-      if (!pass.backward) {
-        step.self = slot;
-        step.input = vs > 0 ? slot - static_cast<std::uint32_t>(m) : none;
-        step.transfer = vs > 0 && p > 1 ? 1 : 0;
-      } else {
-        step.self = forwards + slot;
-        step.input = vs == last_vs ? slot : forwards + slot + static_cast<std::uint32_t>(m);
-        step.transfer = vs == last_vs || p == 1 ? 0 : 1;
+      step.duration = static_cast<std::uint16_t>(vs * 4 + static_cast<int>(pass.kind));
+      step.transfer = 0;
+      step.also = none;
+      step.also_transfer = 0;
+      if (pass.paired_with_next) {
+        // The pair's backward input: F waits for it too.
+        const PipelinePass next = passes[static_cast<std::size_t>(pos) + 1];
+        const int nvs = next.chunk * p + s;
+        const auto nslot = static_cast<std::uint32_t>(nvs * mbc + next.microbatch);
+        const int d = downstream[static_cast<std::size_t>(nvs)];
+        step.also = d >= 0 ? per_kind + static_cast<std::uint32_t>(d * mbc + next.microbatch) : nslot;
+        step.also_transfer = d >= 0 && d % p != s ? 1 : 0;
       }
-      if (step.input != none && !done[step.input]) break;
+      if (pass.kind == PassKind::forward) {
+        step.self = slot;
+        const int u = upstream[static_cast<std::size_t>(vs)];
+        step.input = u >= 0 ? static_cast<std::uint32_t>(u * mbc + pass.microbatch) : none;
+        step.transfer = u >= 0 && u % p != s ? 1 : 0;
+      } else if (pass.kind == PassKind::backward_weight) {
+        step.self = 2 * per_kind + slot;
+        step.input = per_kind + slot;  // its own B_input, earlier on this stage
+      } else {
+        step.self = per_kind + slot;
+        const int d = downstream[static_cast<std::size_t>(vs)];
+        step.input = d >= 0 ? per_kind + static_cast<std::uint32_t>(d * mbc + pass.microbatch) : slot;
+        step.transfer = d >= 0 && d % p != s ? 1 : 0;
+      }
+      if ((step.input != none && !done[step.input]) || (step.also != none && !done[step.also])) break;
       done[step.self] = 1;
       order.steps.push_back(step);
       ++pos;
@@ -112,10 +85,9 @@ void PipelineSimulator::build_order(const PipelineSpec& spec, Order& order) {
       for (int s = p - 1; s >= 0; --s) progressed = advance(s) || progressed;
     }
     upward = !upward;
-    assert(progressed);  // every order above is deadlock-free
+    assert(progressed);  // every order of pipeline_schedule_orders.h is deadlock-free
     if (!progressed) break;
   }
-
 }
 
 namespace {
@@ -140,16 +112,17 @@ void offer_held(const std::vector<int>& held, std::vector<int>& candidates, std:
   candidates.swap(kept);
 }
 
-// Walks every stage's passes in order: the reference, and the way for shapes the periodic form
-// below does not cover.
+// Walks every stage's passes in order: the reference, and the way for the schedules the periodic
+// form below does not cover. A micro-batch's activations are held from its F to the end of its
+// backward: the whole B, or its W when the backward is split (B_input frees nothing the W still
+// needs to read: the GEMM inputs; Qi et al. 2023 count M_B per micro-batch until W).
 void hold_pattern_by_walking(const PipelineSpec& spec, std::vector<int>& peak_in_flight,
                              std::vector<std::vector<int>>& held_candidates) {
   const int p = spec.stages;
   const int v = spec.chunks;
-  const int m = spec.microbatches;
-  const int per_stage = 2 * m * v;
-  std::vector<Pass> passes;
-  stage_orders(spec, passes);
+  std::vector<PipelinePass> passes;
+  std::vector<int> begin;
+  build_stage_orders(spec.schedule, p, v, spec.microbatches, passes, begin);
   // Activations held: micro-batches per chunk after each forward; keep the Pareto-maximal counts.
   peak_in_flight.assign(static_cast<std::size_t>(p), 0);
   held_candidates.assign(static_cast<std::size_t>(p), {});
@@ -159,12 +132,12 @@ void hold_pattern_by_walking(const PipelineSpec& spec, std::vector<int>& peak_in
     std::fill(held.begin(), held.end(), 0);
     int total = 0;
     auto& candidates = held_candidates[static_cast<std::size_t>(s)];
-    const Pass* stage_passes = passes.data() + static_cast<std::size_t>(per_stage * s);
-    for (int i = 0; i < per_stage; ++i) {
-      const Pass pass = stage_passes[i];
-      held[static_cast<std::size_t>(pass.chunk)] += pass.backward ? -1 : 1;
-      total += pass.backward ? -1 : 1;
-      if (pass.backward) continue;
+    for (int i = begin[static_cast<std::size_t>(s)]; i < begin[static_cast<std::size_t>(s) + 1]; ++i) {
+      const PipelinePass pass = passes[static_cast<std::size_t>(i)];
+      const int delta = pass.kind == PassKind::forward ? 1 : pass.kind == PassKind::backward_input ? 0 : -1;
+      held[static_cast<std::size_t>(pass.chunk)] += delta;
+      total += delta;
+      if (pass.kind != PassKind::forward) continue;
       peak_in_flight[static_cast<std::size_t>(s)] = std::max(peak_in_flight[static_cast<std::size_t>(s)], total);
       offer_held(held, candidates, kept);
     }
@@ -189,7 +162,8 @@ void PipelineSimulator::build_hold_pattern(const PipelineSpec& spec, HoldPattern
   pattern.stages = p;
   pattern.chunks = v;
   pattern.microbatches = m;
-  if (v > 1 && m % p != 0) {
+  const bool periodic = spec.schedule == PipelineSchedule::gpipe || spec.schedule == PipelineSchedule::one_f_one_b;
+  if (!periodic || (v > 1 && m % p != 0)) {
     hold_pattern_by_walking(spec, pattern.peak_in_flight, pattern.held_candidates);
     return;
   }
@@ -294,6 +268,7 @@ Seconds PipelineSimulator::makespan_lower_bound(const PipelineSpec& spec) {
   const int p = spec.stages;
   const int v = spec.chunks;
   const int m = spec.microbatches;
+  const double mbc = microbatches_per_chunk(spec.schedule, m);
   const std::size_t virtual_stages = static_cast<std::size_t>(p * v);
   double f_min = spec.forward[0].value();
   double b_min = spec.backward[0].value();
@@ -306,7 +281,7 @@ Seconds PipelineSimulator::makespan_lower_bound(const PipelineSpec& spec) {
     double busy = 0.0;
     for (int c = 0; c < v; ++c) {
       const std::size_t vs = static_cast<std::size_t>(c * p + s);
-      busy += m * (spec.forward[vs].value() + spec.backward[vs].value());
+      busy += mbc * (spec.forward[vs].value() + spec.backward[vs].value());
     }
     busiest = std::max(busiest, busy);
   }
@@ -317,7 +292,6 @@ Seconds PipelineSimulator::makespan_lower_bound(const PipelineSpec& spec) {
   }
   return Seconds(bound);
 }
-
 
 const PipelineSimulator::Order& PipelineSimulator::order_for(const PipelineSpec& spec) {
   for (const Order& o : m_orders) {
@@ -341,21 +315,25 @@ const PipelineSimulator::Order& PipelineSimulator::order_for(const PipelineSpec&
 const PipelineResult& PipelineSimulator::run(const PipelineSpec& spec) {
   const int p = spec.stages;
   const int v = spec.chunks;
-  const int m = spec.microbatches;
+  const int mbc = microbatches_per_chunk(spec.schedule, spec.microbatches);
   const int virtual_stages = p * v;
   assert(static_cast<int>(spec.forward.size()) == virtual_stages);
   assert(static_cast<int>(spec.backward.size()) == virtual_stages);
+  assert(spec.weight_gradient.empty() || static_cast<int>(spec.weight_gradient.size()) == virtual_stages);
   assert(spec.activations.empty() || static_cast<int>(spec.activations.size()) == virtual_stages);
   const Order& order = order_for(spec);
 
   const auto vs_count = static_cast<std::size_t>(virtual_stages);
   const auto stage_count = static_cast<std::size_t>(p);
-  const std::size_t forwards = vs_count * static_cast<std::size_t>(m);
-  m_end.assign(2 * forwards + 1, 0.0);
-  m_duration.resize(2 * vs_count);
+  const std::size_t per_kind = vs_count * static_cast<std::size_t>(mbc);
+  m_end.assign(3 * per_kind + 1, 0.0);
+  m_duration.resize(4 * vs_count);
   for (std::size_t i = 0; i < vs_count; ++i) {
-    m_duration[2 * i] = spec.forward[i].value();
-    m_duration[2 * i + 1] = spec.backward[i].value();
+    const double w = spec.weight_gradient.empty() ? 0.0 : std::min(spec.weight_gradient[i], spec.backward[i]).value();
+    m_duration[4 * i + static_cast<std::size_t>(PassKind::forward)] = spec.forward[i].value();
+    m_duration[4 * i + static_cast<std::size_t>(PassKind::backward)] = spec.backward[i].value();
+    m_duration[4 * i + static_cast<std::size_t>(PassKind::backward_input)] = spec.backward[i].value() - w;
+    m_duration[4 * i + static_cast<std::size_t>(PassKind::backward_weight)] = w;
   }
   m_clock.assign(stage_count, 0.0);
   m_wait.assign(stage_count, 0.0);
@@ -373,7 +351,9 @@ const PipelineResult& PipelineSimulator::run(const PipelineSpec& spec) {
   for (const Step& step : order.steps) {
     const std::size_t s = step.stage;
     const double transfer = p2p * step.transfer;
-    const double ready = end[step.input] + transfer;
+    const double also_ready = end[step.also] + p2p * step.also_transfer;
+    const double input_ready = end[step.input] + transfer;
+    const double ready = input_ready > also_ready ? input_ready : also_ready;
     const double now = clock[s];
     const double start = now > ready ? now : ready;
     const double waited = start - now;
@@ -383,10 +363,11 @@ const PipelineResult& PipelineSimulator::run(const PipelineSpec& spec) {
     clock[s] = finish;
   }
 
-  // Each virtual stage's final backward: the one that ends last (a stage runs its passes in order).
+  // Each virtual stage's final gradient pass (a whole B or a W): the one that ends last.
   for (const Step& step : order.steps) {
-    if ((step.duration & 1) == 0) continue;
-    const auto vs = static_cast<std::size_t>(step.duration >> 1);
+    const auto kind = static_cast<PassKind>(step.duration & 3);
+    if (kind != PassKind::backward && kind != PassKind::backward_weight) continue;
+    const auto vs = static_cast<std::size_t>(step.duration >> 2);
     const double finish = end[step.self];
     if (finish >= r.last_backward_end[vs].value()) {
       r.last_backward_end[vs] = Seconds(finish);
@@ -396,13 +377,18 @@ const PipelineResult& PipelineSimulator::run(const PipelineSpec& spec) {
   if (spec.record_timeline) {
     r.timeline.reserve(order.steps.size());
     for (const Step& step : order.steps) {
-      const bool backward = (step.duration & 1) != 0;
-      const std::uint32_t slot = backward ? step.self - static_cast<std::uint32_t>(forwards) : step.self;
+      const auto kind = static_cast<PassKind>(step.duration & 3);
+      const std::uint32_t slot = step.self % static_cast<std::uint32_t>(per_kind);
       TimelineEntry e;
-      e.kind = backward ? TimelineEntry::Kind::backward : TimelineEntry::Kind::forward;
+      switch (kind) {
+        case PassKind::forward: e.kind = TimelineEntry::Kind::forward; break;
+        case PassKind::backward: e.kind = TimelineEntry::Kind::backward; break;
+        case PassKind::backward_input: e.kind = TimelineEntry::Kind::backward_input; break;
+        case PassKind::backward_weight: e.kind = TimelineEntry::Kind::backward_weight; break;
+      }
       e.stage = step.stage;
-      e.chunk = static_cast<int>(slot / static_cast<std::uint32_t>(m)) / p;
-      e.microbatch = static_cast<int>(slot % static_cast<std::uint32_t>(m));
+      e.chunk = static_cast<int>(slot / static_cast<std::uint32_t>(mbc)) / p;
+      e.microbatch = static_cast<int>(slot % static_cast<std::uint32_t>(mbc));
       e.end = Seconds(end[step.self]);
       e.start = e.end - Seconds(duration[step.duration]);
       r.timeline.push_back(e);
@@ -410,9 +396,13 @@ const PipelineResult& PipelineSimulator::run(const PipelineSpec& spec) {
   }
 
   r.first_forward_end.assign(stage_count, Seconds(-1.0));
+  r.first_start.assign(stage_count, Seconds(0.0));
   for (const Step& step : order.steps) {
     Seconds& first = r.first_forward_end[step.stage];
-    if (first.value() < 0.0) first = Seconds(end[step.self]);
+    if (first.value() < 0.0) {
+      first = Seconds(end[step.self]);
+      r.first_start[step.stage] = first - Seconds(duration[step.duration]);
+    }
   }
   r.busy.resize(stage_count);
   r.finish.resize(stage_count);
@@ -423,11 +413,11 @@ const PipelineResult& PipelineSimulator::run(const PipelineSpec& spec) {
   fill_peak_activations(hold, spec, r.peak_activations);
   r.makespan = Seconds(0.0);
   for (std::size_t s = 0; s < stage_count; ++s) {
-    // Every stage runs each of its chunks' forward and backward once per micro-batch.
+    // Every stage runs each of its chunks' forward and backward once per micro-batch of the chunk.
     double busy = 0.0;
     for (int c = 0; c < v; ++c) {
       const std::size_t vs = static_cast<std::size_t>(c * p) + s;
-      busy += m * (m_duration[2 * vs] + m_duration[2 * vs + 1]);
+      busy += mbc * (m_duration[4 * vs] + m_duration[4 * vs + 1]);
     }
     r.busy[s] = Seconds(busy);
     r.finish[s] = Seconds(clock[s]);
@@ -446,6 +436,27 @@ Seconds closed_form_makespan(PipelineSchedule schedule, int stages, int chunks, 
 double closed_form_bubble_fraction(PipelineSchedule schedule, int stages, int chunks, int microbatches) {
   const double v = schedule == PipelineSchedule::gpipe ? 1.0 : chunks;
   return (stages - 1) / (v * microbatches);
+}
+
+Seconds closed_form_bubble(PipelineSchedule schedule, int stages, int chunks, Seconds forward, Seconds backward,
+                           Seconds weight_gradient) {
+  const double p = stages;
+  const double f = forward.value();
+  const double b = backward.value();
+  const double w = weight_gradient.value();
+  switch (schedule) {
+    case PipelineSchedule::gpipe:
+      return Seconds((p - 1.0) * (f + b));
+    case PipelineSchedule::one_f_one_b:
+      return Seconds((p - 1.0) * (f + b) / std::max(chunks, 1));
+    case PipelineSchedule::zb_h1:
+      return Seconds((p - 1.0) * (f + b - 2.0 * w));
+    case PipelineSchedule::zb_h2:
+      return Seconds(std::max(0.0, (p - 1.0) * (f + b - 3.0 * w)));
+    case PipelineSchedule::dualpipe:
+      return Seconds((p / 2.0 - 1.0) * ((f + b) + b - 3.0 * w));
+  }
+  return Seconds(0.0);
 }
 
 }  // namespace stepcast

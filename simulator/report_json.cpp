@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/parallel.h"
+#include "simulator/enum_names.h"
 #include "simulator/report.h"
 
 namespace stepcast {
@@ -73,10 +74,14 @@ std::string training_report_json(const Scenario& scenario, const TrainingPredict
                    {"vpp", par.vpp},
                    {"sequence_parallel", par.sequence_parallel},
                    {"zero", par.zero},
+                   {"schedule", std::string(enum_name(par.schedule))},
                    {"recompute", recompute_name(par.recompute)}};
   const TrainingWorkload& w = scenario.training();
   j["microbatches"] = par.dp > 0 && w.micro_batch > 0 ? w.global_batch / (par.dp * w.micro_batch) : 0;
   j["bubble_fraction"] = r6(p.bubble_fraction);
+  ordered_json bubbles = ordered_json::array();
+  for (const Seconds b : p.per_stage_bubble) bubbles.push_back(r6(b.value()));
+  j["pipeline_bubble_per_stage_s"] = bubbles;
   j["model_flops_per_step"] = r6(p.model_flops_per_step.value());
   j["hardware_flops_per_step"] = r6(p.hardware_flops_per_step.value());
   j["peak_stage"] = p.peak_stage;

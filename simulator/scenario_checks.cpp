@@ -1,5 +1,7 @@
 #include "simulator/scenario_checks.h"
 
+#include "simulator/pipeline_schedule_orders.h"
+
 #include <algorithm>
 #include <initializer_list>
 #include <string>
@@ -281,6 +283,20 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
                       "vpp > 1 (interleaved 1F1B) needs the micro-batches per step, global_batch/(dp*micro_batch) = " +
                           str(t.global_batch) + "/(" + str(p.dp) + "*" + str(t.micro_batch) + ") = " + str(microbatches) +
                           ", to be a multiple of pp (" + str(p.pp) + "), as Megatron-LM's interleaved schedule requires");
+      }
+    }
+    // DualPipe's shape (deepseek-ai/DualPipe, DualPipe.step(): an even rank count, an even number of
+    // micro-batches of at least twice the ranks).
+    if (batch_ok && ok({"parallel.schedule", "parallel.pp"}) && p.schedule == PipelineSchedule::dualpipe &&
+        t.global_batch % p.dp == 0 && (t.global_batch / p.dp) % t.micro_batch == 0) {
+      const int microbatches = t.global_batch / (p.dp * t.micro_batch);
+      const std::string problem = pipeline_shape_problem(p.schedule, p.pp, 2, microbatches);
+      if (!problem.empty() && (p.pp < 2 || p.pp % 2 != 0)) {
+        sink.error_at(product_path(sink, {"parallel.pp", "parallel.schedule"}), problem);
+      } else if (!problem.empty()) {
+        sink.error_at(product_path(sink, {"parallel.schedule", "parallel.pp", "training.micro_batch", "training.global_batch"}),
+                      problem + "; micro-batches per step are global_batch/(dp*micro_batch) = " + str(t.global_batch) +
+                          "/(" + str(p.dp) + "*" + str(t.micro_batch) + ") = " + str(microbatches));
       }
     }
     if (seq_ok && p.cp > 1 && t.seq_len % (2 * p.cp) != 0) {

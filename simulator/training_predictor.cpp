@@ -183,7 +183,10 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   plan.tp = std::max(par.tp, 1);
   plan.pp = std::max(par.pp, 1);
   plan.dp = std::max(par.dp, 1);
-  plan.chunks = plan.pp > 1 ? std::max(par.vpp, 1) : 1;
+  // A one-stage "pipeline" runs as 1F1B whatever its schedule (there is nothing to reorder; the
+  // loader refuses DualPipe there).
+  plan.schedule = plan.pp > 1 || par.schedule != PipelineSchedule::dualpipe ? par.schedule : PipelineSchedule::one_f_one_b;
+  plan.chunks = plan.pp > 1 ? pipeline_chunks(plan.schedule, par.vpp) : 1;
   plan.virtual_stages = plan.pp * plan.chunks;
   const int micro_batch = std::max(training.micro_batch, 1);
   plan.microbatches = std::max(training.global_batch / (plan.dp * micro_batch), 1);
@@ -273,22 +276,32 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
       plan.has_moe ? layer_activation_bytes(plan.moe_shape, par.recompute) : layer_activation;
 
   // --- 2. Stages -------------------------------------------------------------------------------
+  // Layers by model position (the route's order), then by virtual stage: DualPipe's two chunks of a
+  // stage hold the same model positions as the mirrored stage (pipeline_schedule_orders.h).
   std::vector<int>& layers = plan.layers;
-  fill_layers_per_virtual_stage(model.layers, par, layers);
-  // Layers run in virtual-stage order, so the first_dense_layers dense ones fill the earliest.
+  const int positions = model_positions(plan.schedule, pp, chunks);
+  ParallelConfig position_split = par;
+  position_split.vpp = positions / pp;
+  std::vector<int> position_layers;
+  fill_layers_per_virtual_stage(model.layers, position_split, position_layers);
+  plan.position.assign(static_cast<std::size_t>(virtual_stages), 0);
+  layers.assign(static_cast<std::size_t>(virtual_stages), 0);
+  // Layers run in model-position order, so the first_dense_layers dense ones fill the earliest.
   plan.moe_layers.assign(static_cast<std::size_t>(virtual_stages), 0);
-  {
-    int first = 0;
-    const int dense_layers = model.layers - moe_layer_count(model);
-    for (int vs = 0; vs < virtual_stages; ++vs) {
-      const int n = layers[static_cast<std::size_t>(vs)];
-      const int dense_here = std::clamp(dense_layers - first, 0, n);
-      plan.moe_layers[static_cast<std::size_t>(vs)] = plan.has_moe ? n - dense_here : 0;
-      first += n;
-    }
+  const int dense_layers = model.layers - moe_layer_count(model);
+  for (int vs = 0; vs < virtual_stages; ++vs) {
+    const int position = model_position(plan.schedule, pp, chunks, vs);
+    plan.position[static_cast<std::size_t>(vs)] = position;
+    const int n = position_layers[static_cast<std::size_t>(position)];
+    layers[static_cast<std::size_t>(vs)] = n;
+    int before = 0;
+    for (int q = 0; q < position; ++q) before += position_layers[static_cast<std::size_t>(q)];
+    const int dense_here = std::clamp(dense_layers - before, 0, n);
+    plan.moe_layers[static_cast<std::size_t>(vs)] = plan.has_moe ? n - dense_here : 0;
   }
   m_forward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
   m_backward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
+  m_weight_gradient.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
   m_activations.assign(static_cast<std::size_t>(virtual_stages), Bytes(0.0));
   const Seconds layer_forward = pass_total(costs.layer_forward);
   const Seconds layer_backward = pass_total(costs.layer_backward);
@@ -300,17 +313,20 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
     const double n = layers[i] - nm;
     m_forward[i] = layer_forward * n + moe_forward * nm;
     m_backward[i] = layer_backward * n + moe_backward * nm;
+    m_weight_gradient[i] = costs.layer_backward.weight_gradient * n + moe_costs.layer_backward.weight_gradient * nm;
     m_activations[i] = layer_activation.stored * n + moe_activation.stored * nm;
-    if (vs == 0) {
+    if (plan.is_first(vs)) {
       m_forward[i] += pass_total(costs.embedding_forward);
       m_backward[i] += pass_total(costs.embedding_backward);
+      m_weight_gradient[i] += costs.embedding_backward.weight_gradient;
       m_activations[i] += embedding_activation_bytes(shape);
     } else {
       m_forward[i] += costs.pipeline_receive;
     }
-    if (vs == virtual_stages - 1) {
+    if (plan.is_last(vs)) {
       m_forward[i] += pass_total(costs.output_forward);
       m_backward[i] += pass_total(costs.output_backward);
+      m_weight_gradient[i] += costs.output_backward.weight_gradient;
       m_activations[i] += output_activation_bytes(shape);
     } else {
       m_backward[i] += costs.pipeline_receive;
@@ -322,22 +338,26 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   plan.p2p = pp > 1 ? net.time(CollectiveOp::send_recv, plan.p2p_bytes, plan.pp_link) : Seconds(0.0);
   // Megatron's non-interleaved schedules exchange activations with blocking send/recv pairs
   // (p2p_communication.send_forward_recv_backward waits for both transfers), so a transfer sits
-  // on the sending stage's timeline too. The interleaved schedule overlaps them with compute
-  // (--overlap-p2p-communication): there a transfer only delays the receiver.
-  plan.blocking_p2p = chunks == 1 && pp > 1;
+  // on the sending stage's timeline too; so do the zero-bubble schedules built on it (the
+  // ZB-H1 patch of sail-sg/zero-bubble-pipeline-parallelism keeps Megatron's 1F1B p2p calls). The
+  // interleaved schedule overlaps them with compute (--overlap-p2p-communication), and DualPipe
+  // batches its sends and receives around overlapped chunks: there a transfer only delays the
+  // receiver.
+  plan.blocking_p2p = pp > 1 && chunks == 1;
   if (plan.blocking_p2p) {
     for (int vs = 0; vs < virtual_stages; ++vs) {
-      if (vs < virtual_stages - 1) m_forward[static_cast<std::size_t>(vs)] += plan.p2p;
-      if (vs > 0) m_backward[static_cast<std::size_t>(vs)] += plan.p2p;
+      if (!plan.is_last(vs)) m_forward[static_cast<std::size_t>(vs)] += plan.p2p;
+      if (!plan.is_first(vs)) m_backward[static_cast<std::size_t>(vs)] += plan.p2p;
     }
   }
   PipelineSpec& spec = plan.spec;
-  spec.schedule = par.schedule;
+  spec.schedule = plan.schedule;
   spec.stages = pp;
   spec.chunks = chunks;
   spec.microbatches = plan.microbatches;
   spec.forward = m_forward;
   spec.backward = m_backward;
+  spec.weight_gradient = m_weight_gradient;
   spec.activations = m_activations;
   spec.p2p = plan.blocking_p2p ? Seconds(0.0) : plan.p2p;
   spec.record_timeline = timeline;
@@ -364,8 +384,8 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
       const double nm = plan.moe_layers[static_cast<std::size_t>(vs)];
       const double nd = layers[static_cast<std::size_t>(vs)] - nm;
       double p = nd * plan.layer_params + nm * plan.moe_layer_dense_params;
-      if (vs == 0) p += embedding_params;
-      if (vs == virtual_stages - 1) p += output_params;
+      if (plan.is_first(vs)) p += embedding_params;
+      if (plan.is_last(vs)) p += output_params;
       const double experts = nm * plan.moe_layer_expert_params;
       plan.chunk_params[static_cast<std::size_t>(s * chunks + c)] = p;
       plan.chunk_expert_params[static_cast<std::size_t>(s * chunks + c)] = experts;
@@ -453,7 +473,6 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   const int pp = plan.pp;
   const int dp = plan.dp;
   const int chunks = plan.chunks;
-  const int virtual_stages = plan.virtual_stages;
   const int microbatches = plan.microbatches;
   const int gpus = par.world_size();
   const LayerCosts& costs = plan.costs;
@@ -533,6 +552,20 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       }
     }
     if (s == 0 || s == pp - 1) reduce_end += embedding_sync;
+    if (plan.schedule == PipelineSchedule::dualpipe) {
+      // DualPipe's two copies of a model stage sit on stages s and p-1-s: their gradients are summed
+      // between the pair once reduced over the data-parallel group (the shard each rank owns), one
+      // all-reduce of this stage's gradient shard per step (our assumption of how the copies stay
+      // equal; the report states only that two copies are kept, Sec. 3.2.1).
+      const auto stages = group_members(ParallelDim::pp, par);
+      const int mirror = pp - 1 - s;
+      const GroupLayout pair = layout_of(std::vector<int>{stages[static_cast<std::size_t>(std::min(s, mirror))],
+                                                          stages[static_cast<std::size_t>(std::max(s, mirror))]},
+                                         system);
+      // Both of this stage's chunks are copies of the mirror's two chunks.
+      const double shard = par.zero >= 1 && dp > 1 ? e.params / dp : e.params;
+      reduce_end += net.time(CollectiveOp::all_reduce, Bytes(shard * grad_bytes), pair);
+    }
     e.reduce_end = reduce_end;
     e.optimizer = plan.optimizer[static_cast<std::size_t>(s)];
     if (sharded_optimizer && par.zero <= 2) {
@@ -563,7 +596,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     const int vs = c * pp + critical;
     const double nm = plan.moe_layers[static_cast<std::size_t>(vs)];
     const double n = layers[static_cast<std::size_t>(vs)] - nm;
-    const double m = microbatches;
+    const double m = microbatches_per_chunk(plan.schedule, microbatches);
     for (const auto& [kind, count] : {std::pair<const LayerCosts*, double>{&costs, n * m}, {&plan.moe_costs, nm * m}}) {
       if (count <= 0.0) continue;
       b.compute += (kind->layer_forward.compute + kind->layer_backward.compute) * count;
@@ -573,25 +606,30 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       b.ep_comm_exposed += (kind->layer_forward.ep_exposed + kind->layer_backward.ep_exposed) * count;
       b.cp_comm_exposed += (kind->layer_forward.cp_exposed + kind->layer_backward.cp_exposed) * count;
     }
-    if (vs == 0) {
+    if (plan.is_first(vs)) {
       b.compute += (costs.embedding_forward.compute + costs.embedding_backward.compute) * m;
       b.tp_comm_exposed += (costs.embedding_forward.tp_exposed + costs.embedding_backward.tp_exposed) * m;
     } else {
       b.pp_comm_exposed += costs.pipeline_receive * m;
     }
-    if (vs == virtual_stages - 1) {
+    if (plan.is_last(vs)) {
       b.compute += (costs.output_forward.compute + costs.output_backward.compute) * m;
       b.tp_comm_exposed += (costs.output_forward.tp_exposed + costs.output_backward.tp_exposed) * m;
     } else {
       b.pp_comm_exposed += costs.pipeline_receive * m;
     }
-    if (blocking_p2p) b.pp_comm_exposed += p2p * (m * ((vs < virtual_stages - 1 ? 1.0 : 0.0) + (vs > 0 ? 1.0 : 0.0)));
+    if (blocking_p2p) b.pp_comm_exposed += p2p * (m * ((plan.is_last(vs) ? 0.0 : 1.0) + (plan.is_first(vs) ? 0.0 : 1.0)));
   }
   const auto cs = static_cast<std::size_t>(critical);
   const Seconds idle = max(pipe.finish[cs] - pipe.busy[cs], Seconds(0.0));
   const Seconds p2p_wait = min(pipe.p2p_wait[cs], idle);
   b.pp_comm_exposed += p2p_wait;
   b.pp_bubble = idle - p2p_wait;
+  out.per_stage_bubble.resize(static_cast<std::size_t>(pp));
+  for (std::size_t s = 0; s < static_cast<std::size_t>(pp); ++s) {
+    const Seconds stage_idle = max(pipe.finish[s] - pipe.busy[s], Seconds(0.0));
+    out.per_stage_bubble[s] = stage_idle - min(pipe.p2p_wait[s], stage_idle);
+  }
   b.dp_comm_exposed += ce.reduce_end - pipe.finish[cs] + ce.gather_exposed;
   b.optimizer = ce.optimizer;
   b.other = overhead;
@@ -629,9 +667,14 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     if (plan.has_moe) place("edp (expert gradients)", plan.expert_dp, plan.groups.edp);
     if (pp > 1) out.placement.push_back({"pp", pp, "neighbouring stages " + describe(plan.pp_link, system)});
   }
-  if (par.schedule == PipelineSchedule::zb_h1 || par.schedule == PipelineSchedule::zb_h2 ||
-      par.schedule == PipelineSchedule::dualpipe) {
-    out.notes.emplace_back("schedule simulated as 1F1B: zero-bubble and DualPipe orders are not implemented yet");
+  if (plan.schedule == PipelineSchedule::zb_h1 || plan.schedule == PipelineSchedule::zb_h2 ||
+      plan.schedule == PipelineSchedule::dualpipe) {
+    out.notes.emplace_back("stages start each step together (the optimizer's global gradient-norm check syncs them); "
+                           "zero-bubble optimizer post-validation is not modelled");
+  }
+  if (plan.schedule == PipelineSchedule::dualpipe) {
+    out.notes.emplace_back("DualPipe keeps two copies of every model stage: weights, gradients and optimizer states "
+                           "of both are counted");
   }
   if (plan.has_moe) {
     const MoeSpec& moe = plan.moe_shape.moe;

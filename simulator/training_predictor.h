@@ -91,6 +91,7 @@ class TrainingPredictor {
   };
   struct Plan {
     int tp = 1, pp = 1, dp = 1, chunks = 1, virtual_stages = 1, microbatches = 1;
+    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
     LayerShape shape;            // the dense layer kind
     LayerShape moe_shape;        // the MoE layer kind (== shape for a dense model)
     bool has_moe = false;
@@ -110,6 +111,12 @@ class TrainingPredictor {
     bool blocking_p2p = false;
     std::vector<int> layers;             // per virtual stage
     std::vector<int> moe_layers;         // per virtual stage: how many of its layers are MoE
+    std::vector<int> position;           // per virtual stage: its model position
+    // The virtual stage holds the embedding (model position 0) / the output layer and loss.
+    [[nodiscard]] bool is_first(int vs) const { return position[static_cast<std::size_t>(vs)] == 0; }
+    [[nodiscard]] bool is_last(int vs) const {
+      return position[static_cast<std::size_t>(vs)] == model_positions(schedule, pp, chunks) - 1;
+    }
     std::vector<double> chunk_params;    // [stage * chunks + chunk], dense parameters
     std::vector<double> chunk_expert_params;  // [stage * chunks + chunk], routed-expert parameters
     std::vector<double> stage_params;    // per stage, dense
@@ -148,6 +155,7 @@ class TrainingPredictor {
   PipelineSimulator m_pipeline;
   std::vector<Seconds> m_forward;
   std::vector<Seconds> m_backward;
+  std::vector<Seconds> m_weight_gradient;
   std::vector<Bytes> m_activations;
   Plan m_plan;
   std::vector<MemoryBreakdown> m_screen_stages;
