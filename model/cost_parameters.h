@@ -119,6 +119,12 @@ struct CostParameters {
   // pipelined with its GEMM, so about one chunk stays exposed (Wang et al. 2022, ASPLOS,
   // "Overlap communication with dependent computation via decomposition", Sec. 3).
   double tp_overlap_exposed_chunks = 1.0;
+  // Share of the SMs that collective kernels hold while they overlap compute: overlapped GEMMs run
+  // at (1 - this) of their speed for as long as the collective runs. DeepSeek-V3 report (arXiv:
+  // 2412.19437) Sec. 3.2.2: 20 of the H800's 132 SMs are what it takes to drive IB and NVLink at
+  // full bandwidth (their hand-written all-to-all; NCCL rings use one CTA per channel, comparable
+  // counts): 20 / 132 = 0.15. Applied to ZeRO-3/FSDP's per-layer gathers and reduce-scatters.
+  double comm_sm_fraction = 20.0 / 132.0;
   // Megatron-Core DDP bucket size in parameters: max(40M, 1M * dp) (megatron/core/distributed/
   // distributed_data_parallel_config.py, bucket_size default); the last bucket cannot overlap.
   double dp_bucket_params = 40.0e6;
@@ -131,6 +137,16 @@ struct CostParameters {
   // FP16 dynamic loss scaling: unscale and inf/nan check read and write every grad (8 bytes)
   // (megatron/core/optimizer/optimizer.py, _unscale_main_grads_and_check_for_nan).
   double loss_scale_bytes_per_param = 8.0;
+
+  // --- Offload (optimizer states to host memory, CPU Adam) ---------------------------------------
+  // The CPU optimizer step is bound by host DRAM: it moves adam_bytes_per_param per parameter at
+  // the host memory bandwidth each GPU's share of the CPUs gets. x86 hosts: a DGX H100's two Xeon
+  // Platinum 8480C have 8 DDR5-4800 channels each (Intel ARK: 307.2 GB/s per socket), 614 GB/s
+  // for 8 GPUs = 76.8 GB/s per GPU. Grace (GH200/GB200): 500 GB/s LPDDR5X per Grace (NVIDIA Grace
+  // datasheet "up to 500 GB/s"); on GB200 two GPUs share it: 250 GB/s per GPU. A GPU whose host
+  // link is NVLink-C2C (faster than any PCIe x16 link) gets the Grace figure.
+  double host_dram_bandwidth_per_gpu_x86 = 76.8e9;
+  double host_dram_bandwidth_per_gpu_grace = 250.0e9;
 
   // --- Fixed costs per step ----------------------------------------------------------------------
   // Data loading, logging and the Python loop around the step, not hidden by compute. Megatron's
@@ -200,9 +216,12 @@ struct CostParameters {
     f("comm.nvlink_eta", self.nvlink_eta, "NVIDIA/nccl-tests#212");
     f("comm.network_eta", self.network_eta, "NVIDIA/nccl-tests#160, #290");
     f("comm.tp_overlap_exposed_chunks", self.tp_overlap_exposed_chunks, "Wang et al. 2022");
+    f("comm.sm_fraction", self.comm_sm_fraction, "DeepSeek-V3 report Sec. 3.2.2 (20 of 132 SMs)");
     f("comm.dp_bucket_params", self.dp_bucket_params, "Megatron-Core DDP bucket_size");
     f("optimizer.adam_bytes_per_param", self.adam_bytes_per_param, "Megatron FP32 Adam traffic");
     f("optimizer.loss_scale_bytes_per_param", self.loss_scale_bytes_per_param, "Megatron FP16 unscale");
+    f("offload.host_dram_bandwidth_per_gpu_x86", self.host_dram_bandwidth_per_gpu_x86, "Intel ARK Xeon 8480C, DGX H100");
+    f("offload.host_dram_bandwidth_per_gpu_grace", self.host_dram_bandwidth_per_gpu_grace, "NVIDIA Grace datasheet, GB200");
     f("step.overhead_s", self.step_overhead_s, "assumption");
     f("memory.cuda_context_bytes", self.cuda_context_bytes, "assumption");
     f("memory.cublas_workspace_bytes", self.cublas_workspace_bytes, "cuBLAS docs");

@@ -140,27 +140,48 @@ double bias_gradient_bytes(const LayerShape& s) {
 }
 
 // FP8 casts of every linear layer's input in the forward pass (weights are cast once per step
-// and cached across micro-batches, Transformer Engine `is_first_microbatch`).
+// and cached across micro-batches, Transformer Engine `is_first_microbatch`). Block formats write
+// the column-wise copy the backward's weight-gradient GEMM needs here, with the row-wise one.
 double fp8_forward_cast_bytes(const LayerShape& s) {
   const double T = s.tokens();
   const double inputs = T * s.hidden * 2.0 + T * (s.q_width() / s.t()) + T * (s.ffn / s.t());
-  return inputs * kFp8CastBytesPerElement;
+  return inputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, s.compute != DataType::fp8);
 }
-// Backward: cast each output gradient and write transposed copies of it and of the saved input.
+// Backward: cast each output gradient (and its transpose) and, for FP8, write the transposed copy
+// of the saved input (the block formats wrote it in the forward).
 double fp8_backward_cast_bytes(const LayerShape& s) {
   const double T = s.tokens();
   const double outputs = T * qkv_width_per_rank(s) + T * s.hidden * 2.0 + T * (s.fc1_width() / s.t());
   const double inputs = T * s.hidden * 2.0 + T * (s.q_width() / s.t()) + T * (s.ffn / s.t());
-  return outputs * (kFp8CastBytesPerElement + kFp8TransposeBytesPerElement) + inputs * kFp8TransposeBytesPerElement;
+  const double input_transposes = s.compute == DataType::fp8 ? inputs * kFp8TransposeBytesPerElement : 0.0;
+  return outputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, true) + input_transposes;
 }
 
 }  // namespace
+
+double quantize_bytes_per_element(DataType compute, Fp8Scaling scaling, bool transposed) {
+  constexpr double kRead16 = 2.0;  // the 16-bit source, read once per pass over it
+  switch (compute) {
+    case DataType::mxfp8:
+      return kRead16 + 2.0 * bytes_per_element(DataType::mxfp8);
+    case DataType::nvfp4:
+      return 2.0 * kRead16 + 2.0 * bytes_per_element(DataType::nvfp4);
+    default: {
+      const double amax_pass = scaling == Fp8Scaling::current ? kRead16 : 0.0;
+      return amax_pass + kFp8CastBytesPerElement + (transposed ? kFp8TransposeBytesPerElement : 0.0);
+    }
+  }
+}
+
+Op weight_quantize_op(const LayerShape& s, double parameters) {
+  return memory_op("weight_quantize", parameters * quantize_bytes_per_element(s.compute, s.fp8_scaling, true));
+}
 
 OpList layer_forward_ops(const LayerShape& s) {
   OpList ops;
   const double T = s.tokens();
   ops.push(reduction_op("input_norm", norm_bytes(s)));
-  if (s.compute == DataType::fp8) ops.push(memory_op("fp8_casts", fp8_forward_cast_bytes(s)));
+  if (is_quantized_training_format(s.compute)) ops.push(memory_op("fp8_casts", fp8_forward_cast_bytes(s)));
   if (s.mla) {
     push_mla_projections_forward(ops, s);
   } else {
@@ -184,7 +205,7 @@ OpList layer_forward_ops(const LayerShape& s) {
 OpList layer_backward_ops(const LayerShape& s) {
   OpList ops;
   const double T = s.tokens();
-  if (s.compute == DataType::fp8) ops.push(memory_op("fp8_casts.backward", fp8_backward_cast_bytes(s)));
+  if (is_quantized_training_format(s.compute)) ops.push(memory_op("fp8_casts.backward", fp8_backward_cast_bytes(s)));
   if (s.linear_bias) ops.push(reduction_op("bias_grads", bias_gradient_bytes(s)));
   ops.push(memory_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s)));
   if (s.moe_layer) {
@@ -282,6 +303,7 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.flash_attention = training.flash_attention;
   s.causal = true;
   s.compute = precision.compute;
+  s.fp8_scaling = precision.fp8_scaling;
   s.activation_bytes = (precision.compute == DataType::fp32 || precision.compute == DataType::tf32) ? 4.0 : 2.0;
   s.mla = model.mla;
   s.moe = model.moe;

@@ -28,6 +28,31 @@ inline constexpr double kFlashBackwardWorkRatio = 2.5;
 inline constexpr double kFp8CastBytesPerElement = 3.0;
 inline constexpr double kFp8TransposeBytesPerElement = 1.0;
 
+// Bytes one quantization of a 16-bit tensor moves per element, by recipe (Transformer Engine):
+//   fp8, delayed scaling   read 2, write 1; the scale comes from the amax history and the new amax
+//                          is reduced inside the cast kernel (DelayedScaling): 3.
+//   fp8, current scaling   the scale must be known before the first element is cast, so an amax
+//                          pass reads the tensor first (TE's nvte_compute_amax, then
+//                          nvte_compute_scale_from_amax and the cast; Float8CurrentScaling): 5.
+//   mxfp8                  one E8M0 scale per 32 elements, found inside the cast (no global amax),
+//                          but both a row-wise and a column-wise copy are written, since block
+//                          scales run along the GEMM's reduction dimension and cannot be
+//                          transposed (OCP MX v1.0; TE MXFP8BlockScaling): 2 + 2 (1 + 1/32).
+//   nvfp4                  two-level scales (a per-tensor FP32 amax pass, E4M3 per 16 elements),
+//                          row- and column-wise copies: 2 + 2 + 2 (0.5 + 1/16).
+// `transposed`: whether the consumer also needs the tensor's transpose (the backward's TN GEMMs);
+// FP8 writes it as a separate 1-byte copy, the block formats already wrote their column-wise copy.
+double quantize_bytes_per_element(DataType compute, Fp8Scaling scaling, bool transposed);
+
+// GEMM input formats that Transformer Engine quantizes to from 16-bit tensors in training.
+constexpr bool is_quantized_training_format(DataType t) {
+  return t == DataType::fp8 || t == DataType::mxfp8 || t == DataType::nvfp4;
+}
+
+// Quantizing `parameters` weights (16-bit) for FP8 GEMMs, with their transposes: what FSDP / ZeRO-3
+// pays per pass when it keeps 16-bit parameters (no persistent FP8 copy to cache them in).
+Op weight_quantize_op(const LayerShape& shape, double parameters);
+
 OpList layer_forward_ops(const LayerShape& shape);
 OpList layer_backward_ops(const LayerShape& shape);
 // What selective recomputation re-runs before the backward pass: the attention core only

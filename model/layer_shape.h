@@ -36,6 +36,7 @@ struct LayerShape {
   bool flash_attention = true;   // fused attention kernel; false: Megatron's unfused softmax path
   bool causal = true;            // decoder: a causal mask (flash kernels skip masked blocks)
   DataType compute = DataType::bf16;  // GEMM input format
+  Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8's scaling recipe (casts' cost)
   double activation_bytes = 2.0;      // bytes per stored activation element
 
   // Attention variant, experts and context parallelism (the same for every layer of a model).

@@ -7,18 +7,39 @@ namespace stepcast {
 BytesPerParameter bytes_per_parameter(const PrecisionConfig& precision) {
   BytesPerParameter b;
   b.weights = bytes_per_element(precision.params);
-  if (precision.compute == DataType::fp8) b.weights += 2.0;  // FP8 weight copy + its transpose
+  const bool quantized = precision.compute == DataType::fp8 || precision.compute == DataType::mxfp8 ||
+                         precision.compute == DataType::nvfp4;
+  if (quantized) b.weights += fp8_weight_copy_bytes(precision);
   b.gradients = bytes_per_element(precision.grads);
   const double state = bytes_per_element(precision.optimizer);
   b.optimizer_states = (precision.master_weights ? state : 0.0) + 2.0 * state;
   return b;
 }
 
+double fp8_weight_copy_bytes(const PrecisionConfig& precision) {
+  if (precision.params == DataType::fp8) return kFp8TransposeBytesPerParameter;  // the weights are FP8
+  switch (precision.compute) {
+    case DataType::mxfp8:
+      return 2.0 * bytes_per_element(DataType::mxfp8);  // row- and column-wise copies, with scales
+    case DataType::nvfp4:
+      return 2.0 * bytes_per_element(DataType::nvfp4);
+    default:
+      return 1.0 + kFp8TransposeBytesPerParameter;  // FP8 copy + its transpose
+  }
+}
+
 ModelStateBytes model_state_bytes(double parameters, const PrecisionConfig& precision, int zero, int dp) {
   const BytesPerParameter b = bytes_per_parameter(precision);
   const double shards = std::max(dp, 1);
   ModelStateBytes m;
-  m.weights = Bytes(parameters * b.weights / (zero >= 3 ? shards : 1.0));
+  // ZeRO-3 shards the stored weights; the FP8 copies of 16-bit weights are made per gathered layer
+  // then (transient: layer_costs.h prices the casts), of FP8 weights sharded with them.
+  const bool quantized = precision.compute == DataType::fp8 || precision.compute == DataType::mxfp8 ||
+                         precision.compute == DataType::nvfp4;
+  const double copies = quantized ? fp8_weight_copy_bytes(precision) : 0.0;
+  const double stored = b.weights - copies;
+  m.weights = Bytes(parameters * (zero >= 3 ? (stored + (precision.params == DataType::fp8 ? copies : 0.0)) / shards
+                                            : b.weights));
   m.gradients = Bytes(parameters * b.gradients / (zero >= 2 ? shards : 1.0));
   m.optimizer_states = Bytes(parameters * b.optimizer_states / (zero >= 1 ? shards : 1.0));
   return m;

@@ -5,7 +5,7 @@
 // optimizer's master copy (when kept) plus Adam's two moments in `optimizer` format. Megatron's
 // BF16/FP16 mixed precision: 2 + 4 + (4 + 4 + 4) = 18 (DESIGN.md "Memory"; ZeRO paper Sec. 3.1
 // counts 16 with 16-bit gradients). Pure FP32/TF32: 4 + 4 + 8 = 16. FP8 (Transformer Engine)
-// keeps BF16 weights plus an FP8 copy and its transpose: 2 more bytes.
+// keeps BF16 weights plus an FP8 copy and its transpose: 2 more bytes (fp8_weight_copy_bytes).
 // ZeRO stage 1 (Megatron's distributed optimizer) divides the optimizer states by dp, stage 2
 // also the gradients, stage 3 (FSDP) also the weights (Rajbhandari et al. 2020, Fig. 1).
 
@@ -29,6 +29,14 @@ struct BytesPerParameter {
 };
 
 BytesPerParameter bytes_per_parameter(const PrecisionConfig& precision);
+
+// FP8 training keeps, besides the stored weights, quantized copies for the GEMMs (Transformer
+// Engine caches them across micro-batches): FP8 and its transpose (Hopper's FP8 GEMMs take TN
+// operands only), 1 + 1 bytes; MXFP8/NVFP4 a row-wise and a column-wise copy with their block
+// scales. With FP8 parameters (`params: fp8`, Megatron's --fp8-param-gather) the weights are the
+// FP8 copy; only the transpose is added.
+inline constexpr double kFp8TransposeBytesPerParameter = 1.0;
+double fp8_weight_copy_bytes(const PrecisionConfig& precision);
 
 // States of `parameters` parameters (one GPU's model-parallel shard) under ZeRO `zero` over a
 // data-parallel group of `dp` ranks.

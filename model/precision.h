@@ -24,6 +24,17 @@ struct PrecisionConfig {
   bool master_weights = true;           // a separate FP32 master copy (false for pure FP32)
   bool loss_scaling = false;            // FP16 dynamic loss scaling
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;
+  // Transformer layers at each end of the model kept in BF16 under a quantized compute format.
+  // -1: the recipe's default: 1 with current scaling (Megatron-Bridge/NeMo's
+  // bf16_with_fp8_current_scaling_mixed: first_last_layers_bf16, num_layers_at_start_in_bf16 = 1,
+  // num_layers_at_end_in_bf16 = 1), 0 otherwise.
+  int bf16_edge_layers = -1;
+  [[nodiscard]] int edge_layers_in_bf16() const {
+    const bool quantized = compute == DataType::fp8 || compute == DataType::mxfp8 || compute == DataType::nvfp4;
+    if (!quantized) return 0;
+    if (bf16_edge_layers >= 0) return bf16_edge_layers;
+    return compute == DataType::fp8 && fp8_scaling == Fp8Scaling::current ? 1 : 0;
+  }
   bool operator==(const PrecisionConfig&) const = default;
 };
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/goodput.h"
 #include "model/units.h"
 
 namespace stepcast {
@@ -78,6 +79,11 @@ struct TrainingPrediction {
                                           // for transfers in flight), from the event simulation
   std::vector<GroupPlacement> placement;
   std::vector<TimelineEntry> timeline;    // filled only when asked (GUI, explain)
+  // Expected throughput per day next to the ideal, from the scenario's `training.goodput` terms
+  // (model/goodput.h); goodput_fraction 1 when none is given.
+  GoodputEstimate goodput;
+  // Host memory per GPU that offload needs (optimizer states, master weights, parameters).
+  Bytes host_memory;
   std::vector<std::string> notes;         // assumptions and warnings worth showing the user
 };
 

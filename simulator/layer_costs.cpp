@@ -148,13 +148,39 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
 
   add_expert_and_context_traffic(in, forward, backward, c);
 
-  // ZeRO-3: every layer's parameters are all-gathered before its forward and again before its
-  // backward, prefetched while the previous layer computes (FSDP / Megatron-FSDP).
+  // ZeRO-3 / FSDP (Rajbhandari et al. 2020, ZeRO, Sec. 5.3; Zhao et al. 2023, "PyTorch FSDP",
+  // VLDB 16(12), Sec. 3.3-3.4): each layer's parameters are all-gathered before its forward and
+  // again before its backward, and its gradients reduce-scattered after its backward, in every
+  // micro-batch (FSDP accumulates into the sharded gradient unless no_sync keeps full ones, which
+  // ZeRO-3 exists to avoid; DeepSpeed ZeRO-3 does the same). The next layer's gather is prefetched
+  // one layer ahead (FSDP forward_prefetch / BackwardPrefetch.BACKWARD_PRE; FSDP2's implicit
+  // prefetch), so per layer only max(comm - compute, 0) is exposed; in the backward the next
+  // gather and this layer's reduce-scatter share the link: comm = gather + reduce-scatter. The
+  // first gather of a forward and the last reduce-scatter of a backward have no compute to hide
+  // behind (zero3_first_gather, zero3_last_reduce: the predictor adds them once per micro-batch
+  // on the pipeline's first chunk). Overlapped compute loses the SMs the collective kernels hold:
+  // it runs at (1 - comm_sm_fraction) speed while they run.
   if (in.zero >= 3 && in.dp_group.size > 1) {
-    const Bytes layer_bytes(in.layer_parameters_per_rank * in.parameter_bytes);
+    const Bytes layer_bytes(in.layer_parameters_per_rank * in.gather_bytes_per_parameter);
+    const Bytes gradient_bytes(in.layer_parameters_per_rank * in.gradient_bytes);
     const Seconds gather = net.time(CollectiveOp::all_gather, layer_bytes, in.dp_group);
-    c.layer_forward.dp_exposed = max(gather - c.layer_forward.compute, Seconds(0.0));
-    c.layer_backward.dp_exposed = max(gather - c.layer_backward.compute - c.layer_backward.recompute, Seconds(0.0));
+    const Seconds scatter = net.time(CollectiveOp::reduce_scatter, gradient_bytes, in.dp_group);
+    const double f = in.params->comm_sm_fraction;
+    // A pass of `compute` under a collective of `comm`: max(comm, compute + f min(comm, compute)).
+    const auto exposed = [f](Seconds comm, Seconds compute) {
+      return max(comm, compute + min(comm, compute) * f) - compute;
+    };
+    c.layer_forward.dp_exposed = exposed(gather, c.layer_forward.compute);
+    c.layer_backward.dp_exposed = exposed(gather + scatter, c.layer_backward.compute + c.layer_backward.recompute);
+    c.zero3_first_gather = gather;
+    c.zero3_last_reduce = scatter;
+    // FP8 compute over 16-bit parameters: the gathered weights are cast (and transposed for the
+    // backward's TN GEMMs) in every pass, as there is no persistent FP8 copy to cache them in.
+    if (is_quantized_training_format(s.compute) && !is_quantized_training_format(in.parameter_format)) {
+      const Seconds cast = time_of(weight_quantize_op(s, in.layer_parameters_per_rank), in);
+      c.layer_forward.compute += cast;
+      c.layer_backward.compute += cast;
+    }
   }
   return c;
 }
@@ -169,8 +195,10 @@ bool same_layer_cost_inputs(const LayerCostInputs& a, const LayerCostInputs& b) 
   if (context && (a.cp_group != b.cp_group || a.cp_ring_hop != b.cp_ring_hop)) return false;
   return a.recompute == b.recompute && zero3 == (b.zero >= 3) && a.tp_comm_overlap == b.tp_comm_overlap &&
          a.gpu == b.gpu && a.params == b.params && a.collectives == b.collectives && a.tp_group == b.tp_group &&
-         *a.shape == *b.shape && (!zero3 || (a.dp_group == b.dp_group && a.layer_parameters_per_rank == b.layer_parameters_per_rank &&
-                                             a.parameter_bytes == b.parameter_bytes));
+         *a.shape == *b.shape &&
+         (!zero3 || (a.dp_group == b.dp_group && a.layer_parameters_per_rank == b.layer_parameters_per_rank &&
+                     a.parameter_bytes == b.parameter_bytes && a.gather_bytes_per_parameter == b.gather_bytes_per_parameter &&
+                     a.gradient_bytes == b.gradient_bytes && a.parameter_format == b.parameter_format));
 }
 
 }  // namespace stepcast

@@ -52,6 +52,10 @@ struct LayerCosts {
   PassTime output_backward;
   Seconds pipeline_receive;   // per received activation with TP > 1: the all-gather that
                               // reassembles a scatter/gather p2p (Narayanan et al. 2021, Sec. 4.1)
+  // ZeRO-3 / FSDP, once per micro-batch: the first layer's gather before a forward and the last
+  // layer's reduce-scatter after a backward, which no compute hides.
+  Seconds zero3_first_gather;
+  Seconds zero3_last_reduce;
 };
 
 struct LayerCostInputs {
@@ -72,6 +76,9 @@ struct LayerCostInputs {
   GroupLayout cp_group;
   GroupLayout cp_ring_hop;         // the CP ring's slowest neighbouring pair
   bool ep_comm_overlap = false;    // hide the all-to-alls behind another micro-batch's compute
+  double gather_bytes_per_parameter = 2.0; // what a ZeRO-3 gather moves (FP8 with FP8 parameters)
+  double gradient_bytes = 4.0;             // bytes per gradient element reduced
+  DataType parameter_format = DataType::bf16;
 };
 
 LayerCosts layer_costs(const LayerCostInputs& in);

@@ -91,6 +91,24 @@ std::string training_report_json(const Scenario& scenario, const TrainingPredict
   ordered_json placement = ordered_json::array();
   for (const auto& g : p.placement) placement.push_back({{"group", g.group}, {"size", g.size}, {"description", g.description}});
   j["placement"] = placement;
+  // Goodput and host memory only where the scenario asks for them (goodput terms, offload).
+  if (w.goodput != TrainingWorkload::Goodput{}) {
+    const GoodputEstimate& g = p.goodput;
+    ordered_json gp;
+    gp["ideal_tokens_per_day"] = r6(g.ideal_tokens_per_day);
+    gp["effective_tokens_per_day"] = r6(g.effective_tokens_per_day);
+    gp["goodput_fraction"] = r6(g.goodput_fraction);
+    gp["effective_step_s"] = r6(g.effective_step.value());
+    gp["data_wait_s"] = r6(g.data_wait.value());
+    gp["straggler_delay_s"] = r6(g.straggler_delay.value());
+    gp["checkpoint_save_s"] = r6(g.checkpoint_save.value());
+    gp["checkpoint_waste"] = r6(g.checkpoint_waste);
+    gp["failures_per_day"] = r6(g.failures_per_day);
+    gp["failure_waste"] = r6(g.failure_waste);
+    gp["optimal_checkpoint_interval_s"] = r6(g.optimal_checkpoint_interval.value());
+    j["goodput"] = gp;
+  }
+  if (p.host_memory.value() > 0.0) j["host_memory_per_gpu_bytes"] = bytes(p.host_memory);
   j["notes"] = p.notes;
   return j.dump(2);
 }

@@ -60,6 +60,25 @@ std::string training_report_table(const Scenario& scenario, const TrainingPredic
   memory_row("peak", m.peak);
   out += fmt::format("    {:<22}{:>12}  {}\n", "GPU memory", gib(scenario.system.gpu.memory),
                      p.fits ? "fits" : "DOES NOT FIT");
+  if (p.host_memory.value() > 0.0) out += fmt::format("    {:<22}{:>12}\n", "host memory (offload)", gib(p.host_memory));
+  if (w.goodput != TrainingWorkload::Goodput{}) {
+    const GoodputEstimate& g = p.goodput;
+    out += "\n  goodput (per day)\n";
+    out += fmt::format("    {:<22}{:>12}\n", "ideal", fmt::format("{:.3g} tokens", g.ideal_tokens_per_day));
+    out += fmt::format("    {:<22}{:>12}  {:>6}\n", "expected", fmt::format("{:.3g} tokens", g.effective_tokens_per_day),
+                       percent(g.goodput_fraction));
+    if (g.data_wait.value() > 0.0) out += fmt::format("    {:<22}{:>12}\n", "data-loader wait/step", duration(g.data_wait));
+    if (g.straggler_delay.value() > 0.0) out += fmt::format("    {:<22}{:>12}\n", "straggler delay/step", duration(g.straggler_delay));
+    if (g.checkpoint_save.value() > 0.0) {
+      out += fmt::format("    {:<22}{:>12}  {:>6}\n", "checkpoint save", duration(g.checkpoint_save), percent(g.checkpoint_waste));
+    }
+    if (g.failures_per_day > 0.0) {
+      out += fmt::format("    {:<22}{:>12}  {:>6}\n", "failures", fmt::format("{:.2f}/day", g.failures_per_day), percent(g.failure_waste));
+    }
+    if (g.optimal_checkpoint_interval.value() > 0.0) {
+      out += fmt::format("    {:<22}{:>12}\n", "best ckpt interval", duration(g.optimal_checkpoint_interval));
+    }
+  }
   if (!p.placement.empty()) {
     out += "\n  placement\n";
     for (const auto& g : p.placement) out += fmt::format("    {:<4}{:>5}  {}\n", g.group, g.size, g.description);

@@ -611,7 +611,7 @@ std::optional<PrecisionConfig> read_precision(Reader& ctx, const YamlValue& v, b
   }
   const MapReader r(ctx.sink, v.node, v.path, v.where,
                     {"compute", "params", "grads", "optimizer", "kv_cache", "fp8_scaling", "master_weights",
-                     "loss_scaling"});
+                     "loss_scaling", "bf16_edge_layers"});
   if (!r.is_mapping()) return std::nullopt;
   std::vector<std::string> compute_formats = {"fp32", "tf32", "fp16", "bf16", "fp8", "mxfp8", "nvfp4"};
   if (!training) compute_formats.push_back("int8");
@@ -628,7 +628,7 @@ std::optional<PrecisionConfig> read_precision(Reader& ctx, const YamlValue& v, b
     r.missing("compute", "the GEMM input format, e.g. bf16");
   }
   const std::vector<std::string> weight_formats =
-      training ? std::vector<std::string>{"fp32", "fp16", "bf16"}
+      training ? std::vector<std::string>{"fp32", "fp16", "bf16", "fp8"}
                : std::vector<std::string>{"fp32", "fp16", "bf16", "fp8", "int8", "int4", "mxfp8", "nvfp4"};
   const std::vector<std::string> state_formats = {"fp32", "fp16", "bf16"};
   if (auto t = format("params", weight_formats)) p.params = *t;
@@ -636,6 +636,7 @@ std::optional<PrecisionConfig> read_precision(Reader& ctx, const YamlValue& v, b
   if (auto t = format("optimizer", state_formats)) p.optimizer = *t;
   if (auto t = format("kv_cache", {"fp32", "fp16", "bf16", "fp8", "int8"})) p.kv_cache = *t;
   if (auto x = r.enumeration<Fp8Scaling>("fp8_scaling")) p.fp8_scaling = *x;
+  if (auto x = r.integer("bf16_edge_layers")) p.bf16_edge_layers = static_cast<int>(*x);
   if (auto x = r.boolean("master_weights")) p.master_weights = *x;
   if (auto x = r.boolean("loss_scaling")) p.loss_scaling = *x;
   return p;

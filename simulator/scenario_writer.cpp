@@ -266,6 +266,7 @@ void write_precision(Writer& w, const PrecisionConfig& p) {
   w.enumeration(2, "fp8_scaling", p.fp8_scaling);
   w.boolean(2, "master_weights", p.master_weights);
   w.boolean(2, "loss_scaling", p.loss_scaling);
+  if (p.bf16_edge_layers >= 0) w.integer(2, "bf16_edge_layers", p.bf16_edge_layers);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "model/activation_memory.h"
 #include "model/flops.h"
+#include "model/goodput.h"
 #include "model/layer_shape.h"
 #include "model/model_states.h"
 #include "model/parameter_count.h"
@@ -48,6 +49,10 @@ void fill_layers_per_virtual_stage(int layers, const ParallelConfig& parallel, s
 }
 
 Seconds pass_total(const PassTime& t) { return t.total(); }
+
+// PCIe Gen5 x16: 64 GB/s per direction (PCI-SIG, 32 GT/s x 16 lanes). A faster host link is
+// NVLink-C2C (450 GB/s per direction on GH200/GB200): the host is a Grace CPU.
+constexpr double kPcieX16Gen5PerDirection = 64.0e9;
 
 // Remembers the collectives already priced during one prediction: a step asks for the same
 // (op, size, group) many times (every chunk's gradients, every stage's gather), and a faithful
@@ -254,6 +259,9 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   cost_inputs.zero = par.zero;
   cost_inputs.layer_parameters_per_rank = plan.layer_params;
   cost_inputs.parameter_bytes = plan.weight_bytes;
+  cost_inputs.gather_bytes_per_parameter = plan.weight_bytes;  // FP8 parameters are gathered in FP8
+  cost_inputs.gradient_bytes = plan.grad_bytes;
+  cost_inputs.parameter_format = precision.params;
   cost_inputs.ep_group = plan.groups.ep;
   cost_inputs.etp_group = plan.groups.etp;
   cost_inputs.cp_group = plan.groups.cp;
@@ -270,6 +278,15 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   }
   const LayerCosts& costs = plan.costs;
   const LayerCosts& moe_costs = plan.moe_costs;
+  // FP8 recipes that keep the first and last layers in BF16: those layers priced in BF16.
+  const int edge = precision.edge_layers_in_bf16();
+  if (edge > 0) {
+    LayerShape bf16_shape = shape;
+    bf16_shape.compute = DataType::bf16;
+    LayerCostInputs bf16_inputs = cost_inputs;
+    bf16_inputs.shape = &bf16_shape;
+    plan.edge_costs = layer_costs(bf16_inputs);
+  }
 
   const LayerActivations layer_activation = layer_activation_bytes(shape, par.recompute);
   const LayerActivations moe_activation =
@@ -302,18 +319,45 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   m_forward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
   m_backward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
   m_weight_gradient.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
+  plan.edge_layers.assign(static_cast<std::size_t>(virtual_stages), 0);
   m_activations.assign(static_cast<std::size_t>(virtual_stages), Bytes(0.0));
   const Seconds layer_forward = pass_total(costs.layer_forward);
   const Seconds layer_backward = pass_total(costs.layer_backward);
   const Seconds moe_forward = pass_total(moe_costs.layer_forward);
   const Seconds moe_backward = pass_total(moe_costs.layer_backward);
+  // Parameters offloaded to host memory (ZeRO-Infinity, FSDP CPUOffload): each layer's weights
+  // come over the host link before its forward and its backward, prefetched one layer ahead, so
+  // only what a transfer takes beyond its neighbour's compute is exposed (Rajbhandari et al. 2021,
+  // ZeRO-Infinity, Sec. 6.2: overlap-centric design).
+  plan.offload_forward = plan.offload_backward = Seconds(0.0);
+  if (par.offload == Offload::optimizer_and_params && gpu.host_bandwidth.value() > 0.0) {
+    const Seconds h2d = Bytes(plan.layer_params * plan.weight_bytes) / gpu.host_bandwidth;
+    plan.offload_forward = max(h2d - costs.layer_forward.compute, Seconds(0.0));
+    plan.offload_backward = max(h2d - costs.layer_backward.compute - costs.layer_backward.recompute, Seconds(0.0));
+  }
   for (int vs = 0; vs < virtual_stages; ++vs) {
     const auto i = static_cast<std::size_t>(vs);
     const double nm = plan.moe_layers[i];
     const double n = layers[i] - nm;
-    m_forward[i] = layer_forward * n + moe_forward * nm;
-    m_backward[i] = layer_backward * n + moe_backward * nm;
+    m_forward[i] = (layer_forward + plan.offload_forward) * n + (moe_forward + plan.offload_forward) * nm;
+    m_backward[i] = (layer_backward + plan.offload_backward) * n + (moe_backward + plan.offload_backward) * nm;
+    if (layers[i] > 0) {
+      m_forward[i] += costs.zero3_first_gather;
+      m_backward[i] += costs.zero3_last_reduce;
+    }
     m_weight_gradient[i] = costs.layer_backward.weight_gradient * n + moe_costs.layer_backward.weight_gradient * nm;
+    if (edge > 0) {
+      // The model's first `edge` layers sit on the first chunk, its last `edge` on the last (dense
+      // layers priced in BF16: an MoE edge layer keeps its MoE price).
+      int k = 0;
+      if (plan.is_first(vs)) k += std::min(edge, static_cast<int>(n));
+      if (plan.is_last(vs)) k += std::min(edge, static_cast<int>(n) - k);
+      plan.edge_layers[i] = k;
+      const LayerCosts& e = plan.edge_costs;
+      m_forward[i] += (pass_total(e.layer_forward) - layer_forward) * k;
+      m_backward[i] += (pass_total(e.layer_backward) - layer_backward) * k;
+      m_weight_gradient[i] += (e.layer_backward.weight_gradient - costs.layer_backward.weight_gradient) * k;
+    }
     m_activations[i] = layer_activation.stored * n + moe_activation.stored * nm;
     if (plan.is_first(vs)) {
       m_forward[i] += pass_total(costs.embedding_forward);
@@ -410,11 +454,15 @@ void TrainingPredictor::stage_memory(const Scenario& scenario, std::span<const B
   if (plan.has_moe) {
     for (int size : {par.ep, par.expert_tensor_parallel(), plan.expert_dp}) communicators += size > 1 ? 1 : 0;
   }
+  // ZeRO-3 holds two gathered layers (the one computing and the one prefetched) and one layer's
+  // full gradient before its reduce-scatter; offloaded parameters the same two layers.
   const double zero3_layer = std::max(plan.layer_params, plan.moe_layer_dense_params + plan.moe_layer_expert_params);
+  const bool gathers = par.zero >= 3 || par.offload == Offload::optimizer_and_params;
   const Bytes buffers_common(params.cuda_context_bytes + params.cublas_workspace_bytes +
                              params.nccl_buffer_bytes_per_communicator * communicators +
                              (plan.pp > 1 ? 4.0 * plan.p2p_bytes.value() : 0.0) +
-                             (par.zero >= 3 ? 2.0 * zero3_layer * plan.weight_bytes : 0.0));
+                             (gathers ? 2.0 * zero3_layer * plan.weight_bytes : 0.0) +
+                             (par.zero >= 3 ? zero3_layer * plan.grad_bytes : 0.0));
   per_stage.resize(static_cast<std::size_t>(plan.pp));
   peak_stage = 0;
   for (int s = 0; s < plan.pp; ++s) {
@@ -426,6 +474,10 @@ void TrainingPredictor::stage_memory(const Scenario& scenario, std::span<const B
     mem.weights = dense.weights + experts.weights;
     mem.gradients = dense.gradients + experts.gradients;
     mem.optimizer_states = dense.optimizer_states + experts.optimizer_states;
+    // Offload moves the optimizer states (master weights and moments) to host memory, and with
+    // parameters the weights too (the two prefetched layers stay in `buffers`).
+    if (par.offload != Offload::none) mem.optimizer_states = Bytes(0.0);
+    if (par.offload == Offload::optimizer_and_params) mem.weights = Bytes(0.0);
     mem.activations = peak_activations[static_cast<std::size_t>(s)];
     if (par.recompute == Recompute::full) {
       mem.activations += max(recompute_working_set_bytes(plan.shape), recompute_working_set_bytes(plan.moe_shape));
@@ -452,6 +504,7 @@ TrainingScreen TrainingPredictor::screen(const Scenario& scenario, const Collect
   // the simulated value when both are equal up to rounding.
   Seconds optimizer = m_plan.optimizer.front();
   for (const Seconds t : m_plan.optimizer) optimizer = min(optimizer, t);
+  if (scenario.parallel.offload != Offload::none) optimizer = Seconds(0.0);  // the CPU runs it instead
   const Seconds bound = PipelineSimulator::makespan_lower_bound(m_plan.spec) + optimizer + Seconds(m_params.step_overhead_s);
   out.step_time_lower_bound = bound * (1.0 - kLowerBoundMargin);
   return out;
@@ -497,6 +550,15 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     if (experts > 0.0) t += net.time(op, Bytes(experts * bytes), edp_group);
     return t;
   };
+  // ZeRO-3 reduce-scatters each layer's gradients in every micro-batch's backward (layer_costs.h);
+  // the step-level reduction is left with the embedding and output layers.
+  const bool zero3 = par.zero >= 3 && reduces;
+  // Parameters of a virtual stage's layers (dense parts; MoE layers' routed experts are in
+  // chunk_experts), which ZeRO-3 has reduced already.
+  const auto layer_part = [&](int vs) {
+    const double nm = plan.moe_layers[static_cast<std::size_t>(vs)];
+    return (layers[static_cast<std::size_t>(vs)] - nm) * plan.layer_params + nm * plan.moe_layer_dense_params;
+  };
 
   // Tied embeddings across a pipeline: first and last stage all-reduce the embedding gradient.
   Seconds embedding_sync(0.0);
@@ -512,6 +574,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     Seconds reduce_end;
     Seconds optimizer;
     Seconds gather_exposed;
+    Seconds offload;  // host transfers beyond the CPU optimizer step
     Seconds end;
   };
   std::vector<StageEnd> ends(static_cast<std::size_t>(pp));
@@ -540,15 +603,21 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
         for (int k = 0; k < stage_chunks; ++k) {
           const int c = order[k];
           const auto vs = static_cast<std::size_t>(c * pp + s);
-          const Seconds t = stage_collective(op, chunk_params[c], chunk_experts[c], grad_bytes);
-          const double chunk_total = chunk_params[c] + chunk_experts[c];
+          const double dense = zero3 ? chunk_params[c] - layer_part(c * pp + s) : chunk_params[c];
+          const double experts = zero3 ? 0.0 : chunk_experts[c];
+          const Seconds t = stage_collective(op, dense, experts, grad_bytes);
+          const double chunk_total = dense + experts;
           const double last_bucket = std::min(1.0, params.dp_bucket_params / std::max(chunk_total, 1.0));
           const Seconds start = max(channel, pipe.last_backward_start[vs]);
           channel = max(start + t, pipe.last_backward_end[vs] + t * last_bucket);
         }
         reduce_end = max(finish, channel);
       } else {
-        reduce_end = finish + stage_collective(op, e.params, e.expert_params, grad_bytes);
+        double dense = e.params;
+        if (zero3) {
+          for (int c = 0; c < chunks; ++c) dense -= layer_part(c * pp + s);
+        }
+        reduce_end = finish + stage_collective(op, dense, zero3 ? 0.0 : e.expert_params, grad_bytes);
       }
     }
     if (s == 0 || s == pp - 1) reduce_end += embedding_sync;
@@ -568,6 +637,21 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     }
     e.reduce_end = reduce_end;
     e.optimizer = plan.optimizer[static_cast<std::size_t>(s)];
+    if (par.offload != Offload::none && gpu.host_bandwidth.value() > 0.0) {
+      // Optimizer states on the host, the step on the CPU (ZeRO-Offload's CPU-Adam, Ren et al. 2021;
+      // Megatron-Core --optimizer-cpu-offload): the gradient shard goes down, Adam runs at the
+      // host memory bandwidth, the updated 16-bit weights come back. Megatron's
+      // --overlap-cpu-optimizer-d2h-h2d pipelines the three by parameter group (ZeRO-Offload
+      // overlaps the same way), so the slowest of the three sets the time.
+      const double shard = sharded_optimizer ? e.params / dp : e.params;
+      const Bandwidth dram(gpu.host_bandwidth.value() > kPcieX16Gen5PerDirection ? params.host_dram_bandwidth_per_gpu_grace
+                                                                                   : params.host_dram_bandwidth_per_gpu_x86);
+      const Seconds down = Bytes(shard * grad_bytes) / gpu.host_bandwidth;
+      const Seconds cpu = Bytes(shard * params.adam_bytes_per_param) / dram;
+      const Seconds up = Bytes(shard * weight_bytes) / gpu.host_bandwidth;
+      e.optimizer = cpu;
+      e.offload = max(max(down, up), cpu) - cpu;
+    }
     if (sharded_optimizer && par.zero <= 2) {
       // The updated parameter shards are all-gathered. With overlap_param_gather the gather runs
       // bucket by bucket under the next step's first forward pass (Megatron-Core's param-gather
@@ -583,7 +667,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
         e.gather_exposed = gather;
       }
     }
-    e.end = e.reduce_end + e.optimizer + e.gather_exposed;
+    e.end = e.reduce_end + e.optimizer + e.offload + e.gather_exposed;
     if (e.end > ends[static_cast<std::size_t>(critical)].end) critical = s;
   }
 
@@ -606,6 +690,16 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       b.ep_comm_exposed += (kind->layer_forward.ep_exposed + kind->layer_backward.ep_exposed) * count;
       b.cp_comm_exposed += (kind->layer_forward.cp_exposed + kind->layer_backward.cp_exposed) * count;
     }
+    const double k = plan.edge_layers[static_cast<std::size_t>(vs)];
+    if (k > 0) {
+      const LayerCosts& e = plan.edge_costs;
+      b.compute += (e.layer_forward.compute + e.layer_backward.compute - costs.layer_forward.compute -
+                    costs.layer_backward.compute) * (k * m);
+      b.tp_comm_exposed += (e.layer_forward.tp_exposed + e.layer_backward.tp_exposed - costs.layer_forward.tp_exposed -
+                            costs.layer_backward.tp_exposed) * (k * m);
+    }
+    if (n + nm > 0) b.dp_comm_exposed += (costs.zero3_first_gather + costs.zero3_last_reduce) * m;
+    b.offload_exposed += (plan.offload_forward + plan.offload_backward) * ((n + nm) * m);
     if (plan.is_first(vs)) {
       b.compute += (costs.embedding_forward.compute + costs.embedding_backward.compute) * m;
       b.tp_comm_exposed += (costs.embedding_forward.tp_exposed + costs.embedding_backward.tp_exposed) * m;
@@ -632,6 +726,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   }
   b.dp_comm_exposed += ce.reduce_end - pipe.finish[cs] + ce.gather_exposed;
   b.optimizer = ce.optimizer;
+  b.offload_exposed += ce.offload;
   b.other = overhead;
 
   // Throughput and utilisation.
@@ -650,6 +745,40 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   stage_memory(scenario, pipe.peak_activations, out.per_stage, out.peak_stage);
   out.memory = out.per_stage[static_cast<std::size_t>(out.peak_stage)];
   out.fits = out.memory.peak <= gpu.memory;
+  if (par.offload != Offload::none) {
+    // Host memory per GPU: what left the GPU on its stage (the largest stage sets the need).
+    for (int s = 0; s < pp; ++s) {
+      const ModelStateBytes states = model_state_bytes(plan.stage_params[static_cast<std::size_t>(s)], precision, par.zero, dp);
+      Bytes host = states.optimizer_states;
+      if (par.offload == Offload::optimizer_and_params) host += states.weights;
+      out.host_memory = max(out.host_memory, host);
+    }
+    const double gpus_per_node = std::max(system.gpus_per_node, 1);
+    if (system.host_memory_per_node.value() > 0.0 && out.host_memory * gpus_per_node > system.host_memory_per_node) {
+      out.notes.emplace_back("offload needs more host memory than the node has");
+    }
+    if (gpu.host_bandwidth.value() <= 0.0) out.notes.emplace_back("the GPU's host link is unknown: offload transfers are not priced");
+  }
+
+  // --- Goodput: the terms outside the step (model/goodput.h) -----------------------------------
+  {
+    GoodputInputs g;
+    g.step_time = out.step_time;
+    g.tokens_per_step = static_cast<double>(training.global_batch) * training.seq_len;
+    g.global_batch = training.global_batch;
+    g.dp = dp;
+    g.gpus = gpus;
+    g.nodes = (gpus + std::max(system.gpus_per_node, 1) - 1) / std::max(system.gpus_per_node, 1);
+    // A checkpoint holds the weights and the optimizer states (master copy and moments), not the
+    // gradients: Megatron's distributed checkpoint and PyTorch DCP save model and optimizer state.
+    const BytesPerParameter per_param = bytes_per_parameter(precision);
+    g.checkpoint_size = Bytes(total_parameters(model) * (bytes_per_element(precision.params) + per_param.optimizer_states));
+    g.config = training.goodput;
+    out.goodput = estimate_goodput(g);
+    if (training.goodput.gpu_mtbf_hours > 0.0 && training.goodput.checkpoint_interval.value() <= 0.0) {
+      out.notes.emplace_back("failures without a checkpoint interval: only the restart time is counted per failure");
+    }
+  }
 
   if (options.timeline) out.timeline = pipe.timeline;
   if (options.describe_placement) {
@@ -686,7 +815,6 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       out.notes.emplace_back("MoE with FP8: tokens dispatched in 16 bits; FP8 casts counted for dense widths only");
     }
   }
-  if (par.offload != Offload::none) out.notes.emplace_back("offload is not modelled yet");
   if (!training.flash_attention) out.notes.emplace_back("unfused attention: s x s scores are materialised");
   out.notes.push_back(std::string("collectives priced by the '") + std::string(net.name()) + "' model");
   return out;

@@ -106,6 +106,10 @@ class TrainingPredictor {
     double moe_layer_expert_params = 0.0;  // per rank, one MoE layer: its routed experts
     double weight_bytes = 0.0;   // per parameter
     double grad_bytes = 0.0;
+    LayerCosts edge_costs;       // a layer kept in BF16 under FP8 (PrecisionConfig::bf16_edge_layers)
+    std::vector<int> edge_layers;  // per virtual stage: how many of its layers are those
+    Seconds offload_forward;     // per layer: offloaded parameters' transfer beyond the forward
+    Seconds offload_backward;    // ... and beyond the backward
     Bytes p2p_bytes;             // one activation transfer between stages
     Seconds p2p;
     bool blocking_p2p = false;

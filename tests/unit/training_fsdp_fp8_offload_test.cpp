@@ -1,0 +1,174 @@
+// ZeRO-3/FSDP exposure, FP8 recipes (casts, weight copies, FP8 parameters) and offload, each
+// against the formula its source gives (comments in simulator/layer_costs.cpp, model/layer_ops.h,
+// model/model_states.h, simulator/training_predictor.cpp).
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "model/cost_parameters.h"
+#include "model/layer_ops.h"
+#include "model/model_states.h"
+#include "simulator/layer_costs.h"
+#include "simulator/scenario_loader.h"
+#include "simulator/training_predictor.h"
+
+using namespace stepcast;
+
+namespace {
+
+// Fixed collective times, to check the exposure arithmetic exactly.
+class FixedCollectives final : public CollectiveModel {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "fixed"; }
+  [[nodiscard]] Seconds time(CollectiveOp op, Bytes, const GroupLayout&) const override {
+    switch (op) {
+      case CollectiveOp::all_gather: return Seconds(m_gather);
+      case CollectiveOp::reduce_scatter: return Seconds(m_scatter);
+      default: return Seconds(0.0);
+    }
+  }
+  double m_gather = 0.0;
+  double m_scatter = 0.0;
+};
+
+Scenario zero3_8b(const std::vector<Override>& extra = {}) {
+  std::vector<Override> o = {{"parallel.zero", "3"}};
+  o.insert(o.end(), extra.begin(), extra.end());
+  return load_scenario("llama3-8b-fp8", o);
+}
+
+LayerCosts costs_with(const Scenario& sc, const FixedCollectives& net, const CostParameters& params) {
+  static LayerShape shape;
+  shape = make_layer_shape(sc.model, sc.training(), sc.parallel, sc.precision);
+  LayerCostInputs in;
+  in.shape = &shape;
+  in.gpu = &sc.system.gpu;
+  in.params = &params;
+  in.collectives = &net;
+  in.dp_group.size = 8;
+  in.zero = 3;
+  in.layer_parameters_per_rank = 218.0e6;
+  in.parameter_format = DataType::fp8;  // no per-pass weight casts: the arithmetic alone
+  return layer_costs(in);
+}
+
+}  // namespace
+
+TEST_CASE("ZeRO-3: a layer's gather hides behind the previous layer's compute, minus the SMs the collective takes") {
+  const Scenario sc = zero3_8b();
+  const CostParameters params;
+  const double f = params.comm_sm_fraction;
+  FixedCollectives net;
+  // A small gather: fully hidden, but the overlapped compute runs (1 - f) as fast: f x gather lost.
+  net.m_gather = 1e-4;
+  net.m_scatter = 2e-4;
+  LayerCosts c = costs_with(sc, net, params);
+  const double fwd = c.layer_forward.compute.value();
+  const double bwd = c.layer_backward.compute.value();
+  REQUIRE(fwd > 1e-3);
+  CHECK(c.layer_forward.dp_exposed.value() == doctest::Approx(f * 1e-4));
+  // Backward: the next layer's gather and this layer's reduce-scatter share the link.
+  CHECK(c.layer_backward.dp_exposed.value() == doctest::Approx(f * 3e-4));
+  // The first gather and the last reduce-scatter of each pass have nothing to hide behind.
+  CHECK(c.zero3_first_gather.value() == doctest::Approx(1e-4));
+  CHECK(c.zero3_last_reduce.value() == doctest::Approx(2e-4));
+  // A gather longer than the compute: exposed by the difference.
+  net.m_gather = 10.0 * bwd;
+  c = costs_with(sc, net, params);
+  CHECK(c.layer_forward.dp_exposed.value() == doctest::Approx(10.0 * bwd - fwd));
+  CHECK(c.layer_backward.dp_exposed.value() == doctest::Approx(10.0 * bwd + 2e-4 - bwd));
+}
+
+TEST_CASE("ZeRO-3 reduce-scatters gradients every micro-batch: more micro-batches, more exposed traffic") {
+  // 16 ranks on two nodes: llama2-7b-zero3 example, 256 sequences as 8 micro-batches of 2 per rank,
+  // against the same step with 4 sequences per micro-batch (4 micro-batches).
+  const TrainingPrediction eight = predict_training(load_scenario("llama2-7b-zero3"));
+  const TrainingPrediction four = predict_training(load_scenario("llama2-7b-zero3", std::vector<Override>{{"training.micro_batch", "4"}}));
+  const TrainingPrediction zero1 = predict_training(load_scenario("llama2-7b-zero3", std::vector<Override>{{"parallel.zero", "1"}}));
+  MESSAGE("llama2-7b 16 H100: ZeRO-3 step " << eight.step_time.value() << " s (dp exposed " << eight.time.dp_comm_exposed.value()
+                                             << " s), ZeRO-1 " << zero1.step_time.value() << " s");
+  CHECK(eight.time.dp_comm_exposed > four.time.dp_comm_exposed);
+  CHECK(eight.step_time > zero1.step_time);
+  CHECK(eight.time.dp_comm_exposed > zero1.time.dp_comm_exposed);
+}
+
+TEST_CASE("FP8 casts by recipe: delayed 3 bytes, current scaling adds an amax pass, block formats write two copies") {
+  CHECK(quantize_bytes_per_element(DataType::fp8, Fp8Scaling::delayed, false) == 3.0);
+  CHECK(quantize_bytes_per_element(DataType::fp8, Fp8Scaling::delayed, true) == 4.0);
+  CHECK(quantize_bytes_per_element(DataType::fp8, Fp8Scaling::current, false) == 5.0);
+  CHECK(quantize_bytes_per_element(DataType::fp8, Fp8Scaling::current, true) == 6.0);
+  // MXFP8: read 2, write row- and column-wise 1 + 1/32 each.
+  CHECK(quantize_bytes_per_element(DataType::mxfp8, Fp8Scaling::delayed, true) == doctest::Approx(2.0 + 2.0 * 1.03125));
+  // NVFP4: amax pass 2 + read 2 + two copies of 0.5 + 1/16.
+  CHECK(quantize_bytes_per_element(DataType::nvfp4, Fp8Scaling::delayed, true) == doctest::Approx(4.0 + 2.0 * 0.5625));
+  // Current scaling costs time: the same Llama 3 8B step is slower than with delayed scaling.
+  const TrainingPrediction delayed = predict_training(load_scenario("llama3-8b-fp8"));
+  const TrainingPrediction current = predict_training(
+      load_scenario("llama3-8b-fp8", std::vector<Override>{{"precision", "{compute: fp8, fp8_scaling: current}"}}));
+  CHECK(current.step_time > delayed.step_time);
+  CHECK(current.step_time < delayed.step_time * 1.1);
+}
+
+TEST_CASE("FP8 weight copies in memory: BF16 weights + FP8 copy + transpose; FP8 parameters keep the transpose only") {
+  PrecisionConfig fp8 = precision_shorthand(DataType::fp8);
+  CHECK(bytes_per_parameter(fp8).weights == 4.0);  // 2 + 1 + 1
+  PrecisionConfig fp8_params = fp8;
+  fp8_params.params = DataType::fp8;
+  CHECK(bytes_per_parameter(fp8_params).weights == 2.0);  // 1 + its transpose
+  PrecisionConfig mx = fp8;
+  mx.compute = DataType::mxfp8;
+  CHECK(bytes_per_parameter(mx).weights == doctest::Approx(2.0 + 2.0 * 1.03125));
+  // ZeRO-3 over 8 ranks: 16-bit weights sharded, FP8 copies made per gathered layer (not kept);
+  // FP8 parameters sharded with their transposes.
+  CHECK(model_state_bytes(1e9, fp8, 3, 8).weights.value() == doctest::Approx(1e9 * 2.0 / 8.0));
+  CHECK(model_state_bytes(1e9, fp8_params, 3, 8).weights.value() == doctest::Approx(1e9 * 2.0 / 8.0));
+  CHECK(model_state_bytes(1e9, fp8, 1, 8).weights.value() == doctest::Approx(1e9 * 4.0));
+  // BF16 is unchanged: 2 bytes.
+  CHECK(bytes_per_parameter(precision_shorthand(DataType::bf16)).weights == 2.0);
+}
+
+TEST_CASE("FP8 parameters halve the ZeRO-3 all-gathers; 16-bit ones are cast in every pass") {
+  const TrainingPrediction bf16_params = predict_training(zero3_8b({{"system.gpus", "64"}}));
+  const TrainingPrediction fp8_params =
+      predict_training(zero3_8b({{"system.gpus", "64"}, {"precision", "{compute: fp8, params: fp8}"}}));
+  MESSAGE("llama3-8b FP8 ZeRO-3 on 64 H100s: 16-bit params " << bf16_params.step_time.value() << " s, FP8 params "
+                                                              << fp8_params.step_time.value() << " s");
+  CHECK(fp8_params.step_time < bf16_params.step_time);
+  CHECK(fp8_params.time.dp_comm_exposed <= bf16_params.time.dp_comm_exposed);
+}
+
+TEST_CASE("optimizer offload: states leave the GPU for host memory, Adam runs at host DRAM bandwidth") {
+  // Llama 3 8B on 8 H100s (pure DP, ZeRO-1): each rank's optimizer shard is 1/8 of the model.
+  const std::vector<Override> base = {{"parallel.zero", "1"}};
+  std::vector<Override> off = base;
+  off.push_back({"parallel.offload", "optimizer"});
+  const Scenario sc = load_scenario("llama3-8b-fp8", off);
+  const TrainingPrediction gpu = predict_training(load_scenario("llama3-8b-fp8", base));
+  const TrainingPrediction host = predict_training(sc);
+  CHECK(host.memory.optimizer_states.value() == 0.0);
+  CHECK(gpu.memory.optimizer_states.value() > 0.0);
+  // Host memory: the 12 bytes of master weights and moments per parameter of the shard.
+  CHECK(host.host_memory.value() == doctest::Approx(gpu.memory.optimizer_states.value()));
+  // CPU Adam over the shard: 34 bytes per parameter at 76.8 GB/s (DGX H100's DDR5 per GPU); the
+  // PCIe transfers (4-byte gradients down, 2-byte weights up at 64 GB/s) are faster and pipelined.
+  const CostParameters params;
+  const double shard = gpu.memory.optimizer_states.value() / 12.0;
+  CHECK(host.time.optimizer.value() == doctest::Approx(shard * params.adam_bytes_per_param / 76.8e9));
+  CHECK(host.time.offload_exposed.value() == doctest::Approx(0.0));
+  CHECK(host.step_time > gpu.step_time);
+}
+
+TEST_CASE("parameter offload: weights leave the GPU too, fetched per layer over the host link") {
+  const std::vector<Override> o = {{"parallel.offload", "optimizer+params"}};
+  const TrainingPrediction p = predict_training(load_scenario("llama3-8b-fp8", o));
+  const TrainingPrediction base = predict_training(load_scenario("llama3-8b-fp8"));
+  CHECK(p.memory.weights.value() == 0.0);
+  CHECK(p.host_memory > base.memory.optimizer_states);
+  CHECK(p.step_time >= base.step_time);
+  // GB200's NVLink-C2C host link (450 GB/s) hides more than an H100's PCIe Gen5 (64 GB/s).
+  const std::vector<Override> c2c = {{"parallel.offload", "optimizer+params"}, {"system.gpu", "gb200"}};
+  const TrainingPrediction grace = predict_training(load_scenario("llama3-8b-fp8", c2c));
+  CHECK(grace.time.offload_exposed < p.time.offload_exposed);
+}
