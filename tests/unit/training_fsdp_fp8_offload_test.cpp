@@ -130,9 +130,10 @@ TEST_CASE("FP8 weight copies in memory: BF16 weights + FP8 copy + transpose; FP8
 }
 
 TEST_CASE("FP8 parameters halve the ZeRO-3 all-gathers; 16-bit ones are cast in every pass") {
-  const TrainingPrediction bf16_params = predict_training(zero3_8b({{"system.gpus", "64"}}));
-  const TrainingPrediction fp8_params =
-      predict_training(zero3_8b({{"system.gpus", "64"}, {"precision", "{compute: fp8, params: fp8}"}}));
+  const TrainingPrediction bf16_params =
+      predict_training(zero3_8b({{"system.gpus", "64"}, {"training.global_batch", "256"}}));
+  const TrainingPrediction fp8_params = predict_training(
+      zero3_8b({{"system.gpus", "64"}, {"training.global_batch", "256"}, {"precision", "{compute: fp8, params: fp8}"}}));
   MESSAGE("llama3-8b FP8 ZeRO-3 on 64 H100s: 16-bit params " << bf16_params.step_time.value() << " s, FP8 params "
                                                               << fp8_params.step_time.value() << " s");
   CHECK(fp8_params.step_time < bf16_params.step_time);
@@ -167,8 +168,10 @@ TEST_CASE("parameter offload: weights leave the GPU too, fetched per layer over 
   CHECK(p.memory.weights.value() == 0.0);
   CHECK(p.host_memory > base.memory.optimizer_states);
   CHECK(p.step_time >= base.step_time);
-  // GB200's NVLink-C2C host link (450 GB/s) hides more than an H100's PCIe Gen5 (64 GB/s).
+  // GB200's NVLink-C2C host link (450 GB/s) hides at least as much as an H100's PCIe Gen5
+  // (64 GB/s), and its Grace CPU runs Adam at 250 GB/s against 76.8.
   const std::vector<Override> c2c = {{"parallel.offload", "optimizer+params"}, {"system.gpu", "gb200"}};
   const TrainingPrediction grace = predict_training(load_scenario("llama3-8b-fp8", c2c));
-  CHECK(grace.time.offload_exposed < p.time.offload_exposed);
+  CHECK(grace.time.offload_exposed <= p.time.offload_exposed);
+  CHECK(grace.time.optimizer < p.time.optimizer);
 }
