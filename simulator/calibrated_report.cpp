@@ -10,17 +10,6 @@ namespace stepcast {
 
 namespace {
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"') q += '"';
-    q += c;
-  }
-  q += '"';
-  return q;
-}
-
 nlohmann::ordered_json interval_json(const PredictionInterval& interval, double value, const char* key) {
   nlohmann::ordered_json i;
   i["level"] = interval.level;

@@ -7,19 +7,9 @@
 namespace stepcast {
 namespace {
 
-std::string number(double v) { return fmt::format("{}", round_significant(v, 6)); }
-std::string integer(Bytes b) { return fmt::format("{:.0f}", std::max(b.value(), 0.0)); }
-std::string field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 std::string latency(const LatencyStats& s) {
-  return number(s.mean.value()) + "," + number(s.p50.value()) + "," + number(s.p90.value()) + "," + number(s.p99.value());
+  return csv_number(s.mean.value()) + "," + csv_number(s.p50.value()) + "," + csv_number(s.p90.value()) + "," +
+         csv_number(s.p99.value());
 }
 
 }  // namespace
@@ -38,13 +28,13 @@ std::string inference_csv_row(const Scenario& scenario, const InferencePredictio
   const PrecisionConfig& prec = scenario.precision;
   const MemoryBreakdown& m = p.memory;
   return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                     field(scenario.name), p.serving ? "serving" : "static", scenario.system.gpus, par.tp, par.pp,
+                     csv_field(scenario.name), p.serving ? "serving" : "static", scenario.system.gpus, par.tp, par.pp,
                      par.ep, to_string(prec.compute), to_string(prec.params), to_string(prec.kv_cache),
-                     latency(p.ttft), latency(p.tpot), latency(p.e2e), number(p.output_tokens_per_s),
-                     number(p.requests_per_s), number(p.goodput_requests_per_s), number(p.slo_attainment),
-                     number(p.capacity_requests_per_s), p.saturated ? "true" : "false", integer(m.weights),
-                     integer(m.kv_cache), integer(m.activations), integer(m.buffers), integer(m.fragmentation),
-                     integer(m.peak), p.max_concurrent_sequences, p.fits ? "true" : "false");
+                     latency(p.ttft), latency(p.tpot), latency(p.e2e), csv_number(p.output_tokens_per_s),
+                     csv_number(p.requests_per_s), csv_number(p.goodput_requests_per_s), csv_number(p.slo_attainment),
+                     csv_number(p.capacity_requests_per_s), p.saturated ? "true" : "false", csv_bytes(m.weights),
+                     csv_bytes(m.kv_cache), csv_bytes(m.activations), csv_bytes(m.buffers), csv_bytes(m.fragmentation),
+                     csv_bytes(m.peak), p.max_concurrent_sequences, p.fits ? "true" : "false");
 }
 
 std::string inference_report(const Scenario& scenario, const InferencePrediction& prediction, ReportFormat format) {

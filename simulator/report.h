@@ -34,4 +34,10 @@ std::string training_report(const Scenario& scenario, const TrainingPrediction& 
 // v rounded to `digits` significant digits (the JSON/CSV convention above).
 double round_significant(double v, int digits = 6);
 
+// CSV cells shared by every report: a number at 6 significant digits, a byte count as a whole
+// number (never negative), and text quoted per RFC 4180 when it holds a comma, quote or newline.
+std::string csv_number(double v);
+std::string csv_bytes(Bytes b);
+std::string csv_field(const std::string& text);
+
 }  // namespace stepcast

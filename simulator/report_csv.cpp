@@ -1,13 +1,14 @@
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "simulator/report.h"
 
 namespace stepcast {
-namespace {
-std::string number(double v) { return fmt::format("{}", round_significant(v, 6)); }
-std::string integer(Bytes b) { return fmt::format("{:.0f}", std::max(b.value(), 0.0)); }
-// RFC 4180: quote a field holding a comma, quote or newline.
-std::string field(const std::string& text) {
+
+std::string csv_number(double v) { return fmt::format("{}", round_significant(v, 6)); }
+std::string csv_bytes(Bytes b) { return fmt::format("{:.0f}", std::max(b.value(), 0.0)); }
+std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) {
@@ -16,7 +17,6 @@ std::string field(const std::string& text) {
   }
   return out + "\"";
 }
-}  // namespace
 
 std::string training_csv_header() {
   return "scenario,gpus,tp,pp,dp,cp,vpp,micro_batch,global_batch,step_time_s,tokens_per_s,mfu,hfu,"
@@ -31,7 +31,7 @@ std::string training_csv_row(const Scenario& scenario, const TrainingPrediction&
   const TrainingWorkload& w = scenario.training();
   const TimeBreakdown& t = p.time;
   const MemoryBreakdown& m = p.memory;
-  std::string row = field(scenario.name);
+  std::string row = csv_field(scenario.name);
   row += fmt::format(",{},{},{},{},{},{},{},{}", par.world_size(), par.tp, par.pp, par.dp, par.cp, par.vpp,
                      w.micro_batch, w.global_batch);
   for (double v : {p.step_time.value(), p.tokens_per_s, p.mfu, p.hfu, t.compute.value(), t.recompute.value(),
@@ -39,11 +39,11 @@ std::string training_csv_row(const Scenario& scenario, const TrainingPrediction&
                    t.pp_comm_exposed.value(), t.dp_comm_exposed.value(), t.optimizer.value(), t.offload_exposed.value(),
                    t.other.value()}) {
     row += ',';
-    row += number(v);
+    row += csv_number(v);
   }
   for (Bytes b : {m.weights, m.gradients, m.optimizer_states, m.activations, m.buffers, m.fragmentation, m.peak}) {
     row += ',';
-    row += integer(b);
+    row += csv_bytes(b);
   }
   row += p.fits ? ",true" : ",false";
   return row;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -277,24 +278,34 @@ void validate_measurements(const LoadedMeasurements& m, const ModelVariant& vari
   for (const auto& n : m.notes) report.notes.push_back(n);
 }
 
+namespace {
+
+// The variant a published row is predicted with: `variant`, or the datasheet model when its profile
+// is for another GPU (named so in the row's model column); warnings accepted with --force become
+// notes of the report.
+std::pair<const ModelVariant*, std::string> variant_for_run(const ModelVariant& variant, const ModelVariant& datasheet,
+                                                            const std::string& run_id, const SystemSpec& system,
+                                                            bool force, ValidationReport& report) {
+  if (!variant.profile) return {&variant, variant.name};
+  try {
+    for (const auto& w : check_profile_applies(*variant.profile, system, force)) {
+      report.notes.push_back(run_id + ": accepted with --force: " + w);
+    }
+  } catch (const InputError&) {
+    return {&datasheet, "datasheet (profile is for " + variant.profile->gpu + ")"};
+  }
+  return {&variant, variant.name};
+}
+
+}  // namespace
+
 void validate_published_runs(const std::string& path, const ModelVariant& variant, bool force,
                              ValidationReport& report) {
   std::vector<std::string> skipped;
   const auto runs = load_published_training_runs(path, &skipped);
   const ModelVariant datasheet = datasheet_variant();
   for (const auto& run : runs) {
-    const ModelVariant* use = &variant;
-    std::string model = variant.name;
-    if (variant.profile) {
-      try {
-        for (const auto& w : check_profile_applies(*variant.profile, run.scenario.system, force)) {
-          report.notes.push_back(run.id + ": accepted with --force: " + w);
-        }
-      } catch (const InputError&) {
-        use = &datasheet;
-        model = "datasheet (profile is for " + variant.profile->gpu + ")";
-      }
-    }
+    const auto [use, model] = variant_for_run(variant, datasheet, run.id, run.scenario.system, force, report);
     TrainingPredictor predictor(use->cost);
     const auto collectives = make_collective_model(default_collective_model(), run.scenario.system, use->cost, use->nccl);
     const TrainingPrediction p = predictor.predict(run.scenario, *collectives);
@@ -311,18 +322,7 @@ void validate_published_runs(const std::string& path, const ModelVariant& varian
   // throughput rows as seconds per output token per GPU (the inverse of the throughput), so
   // errors stay errors of times.
   for (const auto& run : load_published_inference_runs(path)) {
-    const ModelVariant* use = &variant;
-    std::string model = variant.name;
-    if (variant.profile) {
-      try {
-        for (const auto& w : check_profile_applies(*variant.profile, run.scenario.system, force)) {
-          report.notes.push_back(run.id + ": accepted with --force: " + w);
-        }
-      } catch (const InputError&) {
-        use = &datasheet;
-        model = "datasheet (profile is for " + variant.profile->gpu + ")";
-      }
-    }
+    const auto [use, model] = variant_for_run(variant, datasheet, run.id, run.scenario.system, force, report);
     const auto collectives = make_collective_model(default_collective_model(), run.scenario.system, use->cost, use->nccl);
     InferencePredictorOptions options;
     options.cost = use->cost;
@@ -403,14 +403,8 @@ std::string format_validation(const ValidationReport& report, ReportFormat forma
   if (format == ReportFormat::csv) {
     out = "source,component,point,model,measured_s,predicted_s,error";
     out += intervals ? ",interval_90\n" : "\n";
-    auto quote = [](const std::string& s) {
-      if (s.find_first_of(",\"") == std::string::npos) return s;
-      std::string q = "\"";
-      for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-      return q + "\"";
-    };
     for (const auto& r : report.rows) {
-      out += fmt::format("{},{},{},{},{:g},{:g},{:g}", quote(r.source), quote(r.component), quote(r.label), quote(r.model),
+      out += fmt::format("{},{},{},{},{:g},{:g},{:g}", csv_field(r.source), csv_field(r.component), csv_field(r.label), csv_field(r.model),
                          round_significant(r.measured_s), round_significant(r.predicted_s), round_significant(r.error()));
       if (intervals) out += r.half_width_90 ? fmt::format(",{:g}", round_significant(*r.half_width_90)) : ",";
       out += "\n";

@@ -53,11 +53,6 @@ CalibrationProfile sample_profile() {
 
 std::filesystem::path temp_file(const std::string& name) { return std::filesystem::temp_directory_path() / name; }
 
-void write(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
 }  // namespace
 
 TEST_CASE("conformal half-widths: the ceil((n+1)q)-th smallest |error|, absent when n is too small") {
