@@ -67,6 +67,12 @@ struct CostParameters {
   double sustained_derate = 0.935;
   // GPU-side cost per kernel (start-up and tail), fitted with the etas above.
   double kernel_gap_s = 4.0e-6;
+  // Transformer Engine's grouped GEMM (GroupedLinear, the --moe-grouped-gemm experts of
+  // Megatron-Core's TEGroupedMLP) is a host loop of one cuBLAS GEMM per expert, issued round-robin
+  // on this many streams (transformer_engine/common/gemm/cublaslt_gemm.cu multi_stream_cublas_gemm;
+  // num_streams = 4 in common/include/transformer_engine/gemm.h): at most this many experts' GEMMs
+  // share the SMs at a time, each paying its own tile and wave quantization and kernel gap.
+  double grouped_gemm_streams = 4.0;
   // Host time to dispatch one op from PyTorch (fitted on back-to-back 1024^3 torch.mm rows); a
   // layer is never faster than its op count times this (the CPU cannot run ahead of the GPU then).
   double host_dispatch_s = 12.0e-6;
@@ -204,6 +210,7 @@ struct CostParameters {
     f("compute.sustained_derate", self.sustained_derate, "gemm_measurements.yaml largest vs best rows");
     f("kernel.gap_s", self.kernel_gap_s, "scripts/fit_gemm_defaults.py");
     f("kernel.host_dispatch_s", self.host_dispatch_s, "scripts/fit_gemm_defaults.py");
+    f("gemm.grouped_streams", self.grouped_gemm_streams, "TransformerEngine gemm.h num_streams");
     f("memory.bandwidth_eta", self.memory_bandwidth_eta, "measured/h200_torch_kernels_2026-11-29.json copy");
     f("memory.elementwise_bytes_per_sm_clock", self.elementwise_bytes_per_sm_clock, "measured/h200_torch_kernels_2026-11-29.json");
     f("memory.reduction_bytes_per_sm_clock", self.reduction_bytes_per_sm_clock, "measured/h200_torch_kernels_2026-11-29.json");

@@ -142,17 +142,34 @@ double bias_gradient_bytes(const LayerShape& s) {
 // FP8 casts of every linear layer's input in the forward pass (weights are cast once per step
 // and cached across micro-batches, Transformer Engine `is_first_microbatch`). Block formats write
 // the column-wise copy the backward's weight-gradient GEMM needs here, with the row-wise one.
+// A MoE layer's MLP inputs are its shared experts' (FC1 and FC2 inputs, T x (h + width)); its
+// routed experts quantize their own token copies (model/moe_ops.cpp "experts_fp8_casts").
+double mlp_cast_inputs(const LayerShape& s) {
+  const double T = s.tokens();
+  if (!s.moe_layer) return T * s.hidden + T * (s.ffn / s.t());
+  const double shared = s.moe.shared_experts * static_cast<double>(s.moe.ffn_hidden) / s.t();
+  return shared > 0.0 ? T * s.hidden + T * shared : 0.0;
+}
+// The same for the output gradients of the MLP's GEMMs (FC2 output T x h, FC1 output T x fc1 width).
+double mlp_cast_outputs(const LayerShape& s) {
+  const double T = s.tokens();
+  if (!s.moe_layer) return T * s.hidden + T * (s.fc1_width() / s.t());
+  const double shared = s.moe.shared_experts * static_cast<double>(s.moe.ffn_hidden) / s.t();
+  const double gated = s.mlp == MlpKind::swiglu ? 2.0 : 1.0;
+  return shared > 0.0 ? T * s.hidden + T * gated * shared : 0.0;
+}
+
 double fp8_forward_cast_bytes(const LayerShape& s) {
   const double T = s.tokens();
-  const double inputs = T * s.hidden * 2.0 + T * (s.q_width() / s.t()) + T * (s.ffn / s.t());
+  const double inputs = T * s.hidden + T * (s.q_width() / s.t()) + mlp_cast_inputs(s);
   return inputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, s.compute != DataType::fp8);
 }
 // Backward: cast each output gradient (and its transpose) and, for FP8, write the transposed copy
 // of the saved input (the block formats wrote it in the forward).
 double fp8_backward_cast_bytes(const LayerShape& s) {
   const double T = s.tokens();
-  const double outputs = T * qkv_width_per_rank(s) + T * s.hidden * 2.0 + T * (s.fc1_width() / s.t());
-  const double inputs = T * s.hidden * 2.0 + T * (s.q_width() / s.t()) + T * (s.ffn / s.t());
+  const double outputs = T * qkv_width_per_rank(s) + T * s.hidden + mlp_cast_outputs(s);
+  const double inputs = T * s.hidden + T * (s.q_width() / s.t()) + mlp_cast_inputs(s);
   const double input_transposes = s.compute == DataType::fp8 ? inputs * kFp8TransposeBytesPerElement : 0.0;
   return outputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, true) + input_transposes;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "model/layer_ops.h"
 #include "model/op_builders.h"
 
 namespace stepcast {
@@ -23,6 +24,41 @@ Op router_gemm(std::string_view name, const LayerShape& s, double m, double n, d
   return gemm(name, sixteen, m, n, k, 1.0, out);
 }
 
+// The experts' GEMMs: Transformer Engine's GroupedLinear, one cuBLAS GEMM per local expert
+// (Op::launches; model/op_time.h prices the launches over the grouped-GEMM streams).
+Op grouped_gemm(std::string_view name, const LayerShape& s, double m, double n, double k, double experts,
+                double out = 0.0) {
+  Op op = gemm(name, s, m, n, k, experts, out);
+  op.launches = experts;
+  return op;
+}
+void push_grouped_gemm_backward(OpList& ops, std::string_view dgrad, std::string_view wgrad, const LayerShape& s,
+                                double m, double n, double k, double experts) {
+  ops.push(grouped_gemm(dgrad, s, m, k, n, experts));
+  ops.push(grouped_gemm(wgrad, s, k, n, m, experts, ops::kMainGradAccumulateBytes));
+}
+
+// FP8 training quantizes each expert's inputs to its GEMMs (GroupedLinear splits the permuted
+// tokens by expert and quantizes each split: TE's split_quantize, one kernel per expert and
+// tensor): FC1's input (rows x h) and FC2's (rows x expert width) in the forward; FC2's and FC1's
+// output gradients in the backward (and, for FP8, the transposes of the saved inputs), priced per
+// element as the dense layers' casts (model/layer_ops.h quantize_bytes_per_element).
+Op expert_cast(std::string_view name, const LayerShape& s, const MoeRouting& r, bool backward) {
+  const double gated = s.mlp == MlpKind::swiglu ? 2.0 : 1.0;
+  const double inputs = r.rows * (s.hidden + r.expert_ffn);
+  double bytes = 0.0;
+  if (!backward) {
+    bytes = inputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, s.compute != DataType::fp8);
+  } else {
+    const double outputs = r.rows * (s.hidden + gated * r.expert_ffn);
+    const double transposes = s.compute == DataType::fp8 ? inputs * kFp8TransposeBytesPerElement : 0.0;
+    bytes = outputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, true) + transposes;
+  }
+  Op op = memory_op(name, bytes);
+  op.launches = 2.0 * r.local_experts;
+  return op;
+}
+
 }  // namespace
 
 MoeRouting moe_routing(const LayerShape& s) {
@@ -41,6 +77,10 @@ MoeRouting moe_routing(const LayerShape& s) {
   r.expert_ffn = moe.ffn_hidden / etp;
   r.shared_ffn = moe.shared_experts * static_cast<double>(moe.ffn_hidden) / s.t();
   return r;
+}
+
+bool moe_forward_host_sync(const LayerShape& s) {
+  return s.moe_layer && s.moe.capacity_factor <= 0.0 && (s.ep > 1 || s.expert_tp > 1);
 }
 
 Bytes moe_all_to_all_bytes(const LayerShape& s) {
@@ -67,10 +107,11 @@ void push_moe_forward(OpList& ops, const LayerShape& s) {
   // After the all-to-all, tokens arrive grouped by source rank; with several local experts they are
   // re-sorted by expert (Megatron's sort_chunks_by_idxs).
   if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_sort_chunks", r.rows * h * 2.0 * e));
-  ops.push(gemm("experts_fc1", s, r.expert_rows, gated * r.expert_ffn, h, r.local_experts));
+  if (is_quantized_training_format(s.compute)) ops.push(expert_cast("experts_fp8_casts", s, r, false));
+  ops.push(grouped_gemm("experts_fc1", s, r.expert_rows, gated * r.expert_ffn, h, r.local_experts));
   ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu" : "experts_gelu",
                      r.rows * r.expert_ffn * (gated + 1.0) * e));
-  ops.push(gemm("experts_fc2", s, r.expert_rows, h, r.expert_ffn, r.local_experts));
+  ops.push(grouped_gemm("experts_fc2", s, r.expert_rows, h, r.expert_ffn, r.local_experts));
   if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_unsort_chunks", r.rows * h * 2.0 * e));
   // Unpermute: each token's top_k expert outputs weighted by their router probabilities and summed.
   ops.push(memory_op("moe_unpermute", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
@@ -100,12 +141,13 @@ void push_moe_backward(OpList& ops, const LayerShape& s) {
   // probability), plus the probabilities' gradient (a dot product per slot with the saved outputs).
   ops.push(memory_op("moe_unpermute.backward", r.tokens * h * e + r.tokens * s.moe.top_k * h * 2.0 * e));
   if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_sort_chunks.backward", r.rows * h * 2.0 * e));
-  push_gemm_backward(ops, "experts_fc2.dgrad", "experts_fc2.wgrad", s, r.expert_rows, h, r.expert_ffn,
-                     r.local_experts);
+  if (is_quantized_training_format(s.compute)) ops.push(expert_cast("experts_fp8_casts.backward", s, r, true));
+  push_grouped_gemm_backward(ops, "experts_fc2.dgrad", "experts_fc2.wgrad", s, r.expert_rows, h, r.expert_ffn,
+                             r.local_experts);
   ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu.backward" : "experts_gelu.backward",
                      r.rows * r.expert_ffn * (2.0 * gated + 1.0) * e));
-  push_gemm_backward(ops, "experts_fc1.dgrad", "experts_fc1.wgrad", s, r.expert_rows, gated * r.expert_ffn, h,
-                     r.local_experts);
+  push_grouped_gemm_backward(ops, "experts_fc1.dgrad", "experts_fc1.wgrad", s, r.expert_rows, gated * r.expert_ffn,
+                             h, r.local_experts);
   if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_unsort_chunks.backward", r.rows * h * 2.0 * e));
   // Permute backward: the top_k slot gradients of each token summed back into it.
   ops.push(memory_op("moe_permute.backward", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));

@@ -24,10 +24,16 @@
 //   capacity      mean x capacity_factor (GShard-style fixed capacity, tokens beyond it dropped
 //                 and buffers padded to it: --moe-expert-capacity-factor with
 //                 --moe-pad-expert-input-to-capacity)
-// The grouped GEMM is priced as `local experts` equal GEMMs of expert_rows rows in one launch
-// (CUTLASS/cuBLASLt grouped GEMMs schedule all groups' tiles together), so tile and wave
-// quantization and the k-depth of the weight-gradient GEMMs (k = expert_rows) bite on small
-// per-expert batches (model/op_time.h).
+// The grouped GEMM is Transformer Engine's GroupedLinear (Megatron-Core's TEGroupedMLP): a host
+// loop of one cuBLAS GEMM per local expert over 4 streams, so it is priced as `local experts`
+// launches of expert_rows-row GEMMs, 4 at a time, each round with its own tile and wave
+// quantization and kernel gap, the k-depth of the weight-gradient GEMMs (k = expert_rows) biting
+// on small per-expert batches, and one host dispatch per expert (Op::launches, model/op_time.h).
+// FP8 training quantizes each expert's GEMM inputs (and output gradients) per expert
+// ("experts_fp8_casts"; the dense layer casts count the attention block and shared experts).
+// Dropless routing over EP synchronizes the host before the dispatch (moe_forward_host_sync).
+
+#include <string_view>
 
 #include "model/layer_shape.h"
 #include "model/op.h"
@@ -48,6 +54,18 @@ struct MoeRouting {
 
 // Requires shape.moe_layer.
 MoeRouting moe_routing(const LayerShape& shape);
+
+// Whether the forward of this MoE layer waits on the host for the routing counts: dropless routing
+// over EP (or expert-TP) ranks sizes its all-to-all and its grouped GEMMs from the tokens each
+// expert got, which Megatron's all-to-all dispatcher copies to the host and synchronizes on before
+// the all-to-all (token_dispatcher.py _maybe_dtoh_and_synchronize, sync point
+// "before_ep_alltoall"; the splits of torch's all_to_all_single and TE GroupedLinear's m_splits
+// are host lists). The GPU then idles until the host has dispatched the rest of the layer, so the
+// ops after `kMoeHostSyncAfter` are bounded by their own dispatch time (layer_costs). Capacity
+// mode pads every expert to a fixed size, known without the counts: no sync.
+bool moe_forward_host_sync(const LayerShape& shape);
+// The forward op after which the synchronization sits (the permutation that precedes the dispatch).
+inline constexpr std::string_view kMoeHostSyncAfter = "moe_permute";
 
 // Appends the MoE MLP's kernels (post-attention norm and residual add excluded: the layer owns them).
 void push_moe_forward(OpList& ops, const LayerShape& shape);

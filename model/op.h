@@ -40,12 +40,17 @@ struct Op {
   GemmShape gemm;         // meaningful for kind == gemm
   Flops flops;
   Bytes bytes;
+  // Kernels the op stands for, each dispatched by the host: 1, or one per local expert for
+  // Transformer Engine's grouped ops, which loop over the experts in C++ (GroupedLinear's GEMMs
+  // and its per-expert quantization). A GEMM with launches > 1 holds one expert's product per
+  // `batch` entry (batch == launches); model/op_time.h says how the launches share the GPU.
+  double launches = 1.0;
 };
 
 // A short list of ops with inline storage.
 class OpList {
  public:
-  static constexpr int kCapacity = 64;  // a MoE + MLA layer backward has ~45 ops
+  static constexpr int kCapacity = 64;  // a MoE + MLA layer backward has ~47 ops
 
   void push(const Op& op) {
     assert(m_count < kCapacity);

@@ -76,6 +76,24 @@ double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const Cos
 }
 
 Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) {
+  if (op.launches > 1.0) {
+    if (op.kind == OpKind::gemm) {
+      // One GEMM per expert, `streams` at a time: ceil(launches / streams) rounds, each priced as
+      // a batch of `streams` concurrent GEMMs (its own tiles, waves and kernel gap).
+      const double concurrent = std::clamp(std::floor(params.grouped_gemm_streams), 1.0, op.launches);
+      const double rounds = std::ceil(op.launches / concurrent);
+      Op round = op;
+      round.launches = 1.0;
+      round.gemm.batch = op.gemm.batch * concurrent / op.launches;
+      round.flops = op.flops * (concurrent / op.launches);
+      round.bytes = op.bytes * (concurrent / op.launches);
+      return op_time(round, gpu, params) * rounds;
+    }
+    // Memory-bound kernels launched per expert: the same bytes, a kernel gap per launch.
+    Op one = op;
+    one.launches = 1.0;
+    return op_time(one, gpu, params) + Seconds(params.kernel_gap_s * (op.launches - 1.0));
+  }
   Seconds memory(0.0);
   if (op.bytes.value() > 0.0) {
     double rate = gpu.memory_bandwidth.value() * params.memory_bandwidth_eta;
@@ -117,8 +135,22 @@ Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) 
 
 Seconds ops_time(const OpList& ops, const GpuSpec& gpu, const CostParameters& params) {
   Seconds total(0.0);
-  for (const Op& op : ops) total += op_time(op, gpu, params);
-  return max(total, Seconds(params.host_dispatch_s * ops.size()));
+  double launches = 0.0;
+  for (const Op& op : ops) {
+    total += op_time(op, gpu, params);
+    launches += op.launches;
+  }
+  return max(total, Seconds(params.host_dispatch_s * launches));
+}
+
+Seconds ops_time(const Op* first, const Op* last, const GpuSpec& gpu, const CostParameters& params) {
+  Seconds total(0.0);
+  double launches = 0.0;
+  for (const Op* op = first; op != last; ++op) {
+    total += op_time(*op, gpu, params);
+    launches += op->launches;
+  }
+  return max(total, Seconds(params.host_dispatch_s * launches));
 }
 
 }  // namespace stepcast

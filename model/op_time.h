@@ -23,6 +23,10 @@
 // wave_tile is the best, over the CTA tiles cuBLAS chooses among, of
 //   tile quantization  (m n) / (ceil(m/Tm) Tm ceil(n/Tn) Tn)
 //   x wave quantization tiles / (ceil(tiles / SMs) SMs),  tiles = batch ceil(m/Tm) ceil(n/Tn).
+// A GEMM op standing for several launches (Op::launches, Transformer Engine's per-expert grouped
+// GEMM loop) runs CostParameters::grouped_gemm_streams of them at a time: ceil(launches / streams)
+// rounds, each priced as that many concurrent GEMMs with one kernel gap; a memory-bound op with
+// several launches pays a kernel gap per launch.
 // Skinny GEMMs (m < the small tile, as in decode steps) may also use an M = 8 tile with K split
 // over floor(SMs / tiles) CTAs (CostParameters::gemm_tile_skinny_m), so a batch-1 GEMM is
 // bounded by its weight bytes, as its kernels are.
@@ -54,7 +58,11 @@ double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const Cos
 // The GPU time of `op` (no host overhead).
 Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params);
 
-// Sum of op_time over a list, bounded below by the host's dispatch time for that many ops.
+// Sum of op_time over a list, bounded below by the host's dispatch time for its launches (an op
+// counts Op::launches kernels).
 Seconds ops_time(const OpList& ops, const GpuSpec& gpu, const CostParameters& params);
+// The same over the ops [first, last): a stretch the host dispatches from a standing start (after
+// a host-device synchronization), so its own dispatch time bounds it.
+Seconds ops_time(const Op* first, const Op* last, const GpuSpec& gpu, const CostParameters& params);
 
 }  // namespace stepcast

@@ -1,8 +1,10 @@
 #include "simulator/layer_costs.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "model/layer_ops.h"
+#include "model/moe_ops.h"
 #include "model/op_time.h"
 #include "simulator/parallel_traffic.h"
 
@@ -53,6 +55,18 @@ Seconds overlapped(Seconds comm, Seconds gemm, const LayerCostInputs& in) {
   return max(comm - gemm, chunk);
 }
 
+// A forward pass's kernels. A MoE layer that synchronizes with the host before its all-to-all
+// (model/moe_ops.h moe_forward_host_sync) runs as two stretches, each bounded by its own dispatch
+// time: the host cannot have run ahead into the second.
+Seconds forward_compute(const OpList& forward, const LayerCostInputs& in) {
+  if (!moe_forward_host_sync(*in.shape)) return ops_time(forward, *in.gpu, *in.params);
+  const Op* sync = forward.begin();
+  while (sync != forward.end() && sync->name != kMoeHostSyncAfter) ++sync;
+  assert(sync != forward.end());
+  ++sync;
+  return ops_time(forward.begin(), sync, *in.gpu, *in.params) + ops_time(sync, forward.end(), *in.gpu, *in.params);
+}
+
 }  // namespace
 
 LayerCosts layer_costs(const LayerCostInputs& in) {
@@ -62,7 +76,7 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
   const OpList backward = layer_backward_ops(s);
 
   LayerCosts c;
-  c.layer_forward.compute = ops_time(forward, *in.gpu, *in.params);
+  c.layer_forward.compute = forward_compute(forward, in);
   c.layer_backward.compute = ops_time(backward, *in.gpu, *in.params);
   c.layer_backward.weight_gradient = min(weight_gradient_time(backward, in), c.layer_backward.compute);
   if (in.recompute == Recompute::full) {

@@ -224,3 +224,62 @@ TEST_CASE("a dense model is predicted the same whatever ep and expert_tp say") {
   sc.parallel.expert_tp = 1;
   CHECK(predictor.predict(sc).step_time.value() == doctest::Approx(base).epsilon(1e-12));
 }
+
+// --- Transformer Engine's grouped experts, FP8 casts, the dispatcher's host synchronization ------
+
+TEST_CASE("the experts' GEMMs are launched once per local expert, and FP8 quantizes each expert's inputs") {
+  // Qwen3-30B-A3B, ep 8: 128 / 8 = 16 local experts; 4096 tokens x top-8 x ep 8 / 128 = 2048 rows
+  // per expert, 16 x 2048 = 32768 rows on the rank.
+  const TransformerSpec& m = catalog_model("qwen3-30b-a3b");
+  LayerShape s = moe_layer_shape(shape_of(m, 1, 8, 1, false, 1, 4096));
+  s.compute = DataType::fp8;
+  s.fp8_scaling = Fp8Scaling::current;
+  const OpList forward = layer_forward_ops(s);
+  const OpList backward = layer_backward_ops(s);
+  int grouped = 0;
+  for (const OpList* ops : {&forward, &backward}) {
+    for (const Op& op : *ops) {
+      if (std::string_view(op.name).starts_with("experts_fc")) {
+        CHECK(op.launches == 16.0);
+        ++grouped;
+      }
+    }
+  }
+  CHECK(grouped == 6);  // FC1 and FC2 forward, their data and weight gradients
+  const double rows = 16.0 * 2048;
+  const double h = 2048;
+  const double f = 768;
+  bool cast_forward = false;
+  bool cast_backward = false;
+  for (const Op& op : forward) {
+    if (op.name != "experts_fp8_casts") continue;
+    cast_forward = true;
+    // FC1's input (rows x h) and FC2's (rows x f), current scaling: amax pass 2 + cast 3 bytes.
+    CHECK(op.bytes.value() == doctest::Approx(rows * (h + f) * 5.0));
+    CHECK(op.launches == 32.0);
+  }
+  for (const Op& op : backward) {
+    if (op.name != "experts_fp8_casts.backward") continue;
+    cast_backward = true;
+    // Output gradients of FC2 (rows x h) and FC1 (rows x 2f, SwiGLU) with transposes (2 + 3 + 1),
+    // plus the transposed copies of the saved inputs (1 byte each).
+    CHECK(op.bytes.value() == doctest::Approx(rows * (h + 2.0 * f) * 6.0 + rows * (h + f) * 1.0));
+  }
+  CHECK(cast_forward);
+  CHECK(cast_backward);
+}
+
+TEST_CASE("a dropless MoE layer over EP synchronizes with the host before its all-to-all; capacity mode does not") {
+  const TransformerSpec& m = catalog_model("qwen3-30b-a3b");
+  const LayerShape ep8 = moe_layer_shape(shape_of(m, 1, 8, 1, false, 1, 4096));
+  CHECK(moe_forward_host_sync(ep8));
+  CHECK_FALSE(moe_forward_host_sync(moe_layer_shape(shape_of(m, 1, 1, 1, false, 1, 4096))));
+  CHECK_FALSE(moe_forward_host_sync(shape_of(m, 1, 8, 1, false, 1, 4096)));  // the dense layer kind
+  LayerShape capacity = ep8;
+  capacity.moe.capacity_factor = 1.25;
+  CHECK_FALSE(moe_forward_host_sync(capacity));
+  // The synchronization point is an op of the forward.
+  bool found = false;
+  for (const Op& op : layer_forward_ops(ep8)) found = found || op.name == kMoeHostSyncAfter;
+  CHECK(found);
+}

@@ -108,3 +108,40 @@ TEST_CASE("every cost constant is visible to the visitor with a source") {
   });
   CHECK(params.memory_bandwidth_eta == 0.5);
 }
+
+TEST_CASE("a per-expert GEMM loop runs its launches four at a time, each round with its own waves and gap") {
+  // 16 experts' 2048 x 1536 x 2048 GEMMs as Transformer Engine's GroupedLinear issues them: one
+  // cuBLAS call per expert, round-robin on 4 streams -> 16 / 4 = 4 rounds of 4 concurrent GEMMs.
+  const CostParameters params;
+  REQUIRE(params.grouped_gemm_streams == 4.0);
+  Op looped = gemm(2048, 1536, 2048, 16);
+  looped.launches = 16;
+  const Seconds round = op_time(gemm(2048, 1536, 2048, 4), h100(), params);
+  CHECK(op_time(looped, h100(), params).value() == doctest::Approx(4.0 * round.value()));
+  // Slower than one launch scheduling all 16 groups' tiles together (4 gaps, 4 partial last waves).
+  CHECK(op_time(looped, h100(), params).value() > op_time(gemm(2048, 1536, 2048, 16), h100(), params).value());
+  // Fewer experts than streams: one round of them all.
+  Op two = gemm(2048, 1536, 2048, 2);
+  two.launches = 2;
+  CHECK(op_time(two, h100(), params).value() == doctest::Approx(op_time(gemm(2048, 1536, 2048, 2), h100(), params).value()));
+}
+
+TEST_CASE("a memory-bound op launched per expert pays a kernel gap per launch and the host a dispatch per launch") {
+  const CostParameters params;
+  Op one;
+  one.kind = OpKind::memory_bound;
+  one.bytes = Bytes(64.0 * 1024 * 1024);
+  Op per_expert = one;
+  per_expert.launches = 32;
+  CHECK(op_time(per_expert, h100(), params).value() ==
+        doctest::Approx(op_time(one, h100(), params).value() + 31 * params.kernel_gap_s));
+  // 32 tiny launches: the host's dispatch bounds the list.
+  OpList ops;
+  Op tiny = one;
+  tiny.bytes = Bytes(1024);
+  tiny.launches = 32;
+  ops.push(tiny);
+  CHECK(ops_time(ops, h100(), params).value() == doctest::Approx(32 * params.host_dispatch_s));
+  // A stretch dispatched from a standing start is bounded by its own launches.
+  CHECK(ops_time(ops.begin(), ops.end(), h100(), params).value() == doctest::Approx(32 * params.host_dispatch_s));
+}
