@@ -81,7 +81,16 @@ struct ServingWorkload {
   BatchScheduler scheduler = BatchScheduler::continuous;
   int max_batch = 256;              // sequences in flight
   int max_batch_tokens = 8192;      // token budget per iteration (chunked prefill)
+  // How prompts enter a continuous batcher's iterations:
+  //   chunked_prefill  prompts cut into chunks that fill the token budget left by the decodes, in
+  //                    the same iteration (Sarathi-Serve; vLLM V1's default)
+  //   otherwise        whole prompts that fit the budget left by the decodes, in the same iteration
+  //                    as the decodes (TensorRT-LLM's in-flight batching, whose default is
+  //                    enable_chunked_prefill: false; vLLM V1 without chunking)
+  //   prefill_first    (without chunking) iterations of whole prompts only, decodes stalled
+  //                    meanwhile (vLLM v0's scheduler)
   bool chunked_prefill = true;
+  bool prefill_first = false;
   Seconds batch_timeout;            // dynamic batching window
   int kv_block_tokens = 16;
   double kv_memory_fraction = 0.9;  // share of free memory given to the KV cache

@@ -444,7 +444,7 @@ std::vector<TraceRequest> read_trace(Reader& ctx, const YamlValue& v, const std:
 const std::vector<std::string>& serving_keys() {
   static const std::vector<std::string> keys = {
       "arrivals", "arrival_rate", "gamma_cv",           "requests", "trace",      "seed", "concurrency",
-      "scheduler", "max_batch",   "max_batch_tokens",   "chunked_prefill", "batch_timeout", "kv_block",
+      "scheduler", "max_batch",   "max_batch_tokens",   "chunked_prefill", "prefill_first", "batch_timeout", "kv_block",
       "kv_memory_fraction", "preemption", "kv_admission", "prefix_cache_hit_rate", "replicas", "disaggregation", "slo"};
   return keys;
 }
@@ -521,6 +521,12 @@ std::optional<InferenceWorkload> read_inference(Reader& ctx, const YamlValue& v)
   if (auto x = r.integer("max_batch")) s.max_batch = static_cast<int>(*x);
   if (auto x = r.integer("max_batch_tokens")) s.max_batch_tokens = static_cast<int>(*x);
   if (auto x = r.boolean("chunked_prefill")) s.chunked_prefill = *x;
+  if (auto x = r.boolean("prefill_first")) {
+    s.prefill_first = *x;
+    if (s.prefill_first && s.chunked_prefill) {
+      r.not_allowed("prefill_first", "prompts run in iterations of their own only without chunking: set chunked_prefill: false");
+    }
+  }
   if (auto x = r.quantity("batch_timeout", Dimension::time, false)) s.batch_timeout = Seconds(*x);
   if (auto x = r.integer("kv_block")) s.kv_block_tokens = static_cast<int>(*x);
   if (auto x = r.real("kv_memory_fraction", {0.0, true, 1.0})) s.kv_memory_fraction = *x;

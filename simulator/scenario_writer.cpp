@@ -213,6 +213,7 @@ void write_inference(Writer& w, const InferenceWorkload& inf) {
   w.integer(2, "max_batch", s.max_batch);
   w.integer(2, "max_batch_tokens", s.max_batch_tokens);
   w.boolean(2, "chunked_prefill", s.chunked_prefill);
+  if (s.prefill_first) w.boolean(2, "prefill_first", s.prefill_first);
   w.quantity(2, "batch_timeout", s.batch_timeout.value(), Dimension::time);
   w.integer(2, "kv_block", s.kv_block_tokens);
   w.real(2, "kv_memory_fraction", s.kv_memory_fraction);

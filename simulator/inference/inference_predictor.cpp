@@ -173,7 +173,9 @@ InferencePrediction predict_serving(const Scenario& scenario, StepCostModel& ste
   sc.policy = w.scheduler;
   sc.max_batch = static_cast<int>(rows);
   sc.max_batch_tokens = w.max_batch_tokens;
-  sc.chunked_prefill = w.chunked_prefill;
+  sc.prefill = w.chunked_prefill ? serving::PrefillPacking::chunked
+               : w.prefill_first ? serving::PrefillPacking::prefill_first
+                                 : serving::PrefillPacking::whole;
   sc.batch_timeout_s = w.batch_timeout.value();
   sc.block_tokens = std::max(w.kv_block_tokens, 1);
   sc.reserve_whole_sequence = w.kv_admission == ServingWorkload::KvAdmission::reserve;

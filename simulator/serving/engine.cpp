@@ -55,8 +55,9 @@ bool Engine::schedule_prefill(std::vector<RequestState>& requests, int id, int& 
   if (remaining <= 0) return false;
   int chunk = std::min(remaining, budget);
   if (whole_prompt_only && remaining > budget) {
-    // A prompt longer than the budget runs alone.
-    if (!m_prefills.empty()) return false;
+    // A prompt that does not fit what is left of the budget waits for the next iteration, unless
+    // it could never fit: a prompt longer than the whole budget runs as the iteration's only one.
+    if (!m_prefills.empty() || remaining <= m_config.max_batch_tokens) return false;
     chunk = remaining;
   }
   if (chunk <= 0) return false;
@@ -91,7 +92,8 @@ void Engine::admit_swapped(std::vector<RequestState>& requests, int& budget) {
 }
 
 bool Engine::plan_continuous(std::vector<RequestState>& requests) {
-  const bool chunked = m_config.chunked_prefill;
+  const bool chunked = m_config.prefill == PrefillPacking::chunked;
+  const bool prefill_first = m_config.prefill == PrefillPacking::prefill_first;
   int stuck_rounds = 0;
   for (;;) {
     m_decodes.clear();
@@ -135,7 +137,7 @@ bool Engine::plan_continuous(std::vector<RequestState>& requests) {
       }
     };
 
-    if (!chunked) {
+    if (prefill_first) {
       // Prefill-first: an iteration of whole prompts whenever one can be admitted.
       admit(true);
       if (!m_prefills.empty()) return true;
@@ -172,6 +174,9 @@ bool Engine::plan_continuous(std::vector<RequestState>& requests) {
         if (r.prefilled < r.prompt) schedule_prefill(requests, id, budget, false);
       }
       admit(false);
+    } else if (!prefill_first) {
+      // Whole prompts in what the decodes left of the budget.
+      admit(true);
     }
 
     if (!m_decodes.empty() || !m_prefills.empty() || m_extra_s > 0.0) return true;

@@ -17,11 +17,21 @@
 //   continuous  iteration-level batching (Orca, Yu et al. OSDI'22; vLLM). Every iteration: the
 //               running decodes first, one token each (a decode that needs a new KV block when none
 //               is free preempts the most recently admitted request: vLLM's policy), then prompt
-//               tokens up to the token budget max_batch_tokens. With chunked_prefill (Sarathi-Serve,
-//               Agrawal et al. OSDI'24) partial prefills continue and new requests are admitted
-//               FCFS with chunks cut to the budget, in the same iteration as the decodes. Without
-//               it, an iteration is either prefill-only (whole prompts that fit the budget, at
-//               least one; prefills first, as vLLM v0) or decode-only. A request is admitted when
+//               tokens up to the token budget max_batch_tokens (decodes count one token each).
+//               How prompts fill what the decodes left (PrefillPacking):
+//                 chunked        partial prefills continue and new requests are admitted FCFS
+//                                with chunks cut to the budget (Sarathi-Serve, Agrawal et al.
+//                                OSDI'24; vLLM V1's default)
+//                 whole          whole prompts that fit the budget, FCFS, in the same iteration
+//                                as the decodes; the first prompt that does not fit waits, and
+//                                so does everyone behind it (TensorRT-LLM's in-flight batcher
+//                                without context chunking: docs/source/performance/
+//                                performance-tuning-guide/tuning-max-batch-size-and-max-num-
+//                                tokens.md, its max-num-tokens walk-through)
+//                 prefill_first  an iteration is either prefill-only (whole prompts that fit the
+//                                budget; prefills first, as vLLM v0) or decode-only
+//               In both whole modes a prompt longer than the whole budget runs as its
+//               iteration's only prompt. A request is admitted when
 //               the batch has a free slot (max_batch) and the pool has the blocks for what it
 //               prefills now (head-of-line: FCFS, no skipping); with reserve_whole_sequence
 //               (kv_admission: reserve) the blocks for its whole input + output instead, so
@@ -66,11 +76,14 @@ struct RequestState {
   bool dropped = false;  // could never fit the KV pool
 };
 
+// How a continuous batcher fits prompts into an iteration (see the policies above).
+enum class PrefillPacking { chunked, whole, prefill_first };
+
 struct SchedulerConfig {
   BatchScheduler policy = BatchScheduler::continuous;
   int max_batch = 256;
   int max_batch_tokens = 8192;
-  bool chunked_prefill = true;
+  PrefillPacking prefill = PrefillPacking::chunked;
   double batch_timeout_s = 0.0;
   int block_tokens = 16;
   bool reserve_whole_sequence = false;  // continuous: admission takes blocks for input + output

@@ -201,16 +201,18 @@ ServingRun simulate_serving(const std::vector<RequestSpec>& stream, const Servin
         start_if_idle(which);
         break;
       case EventKind::arrival: {
-        const std::size_t e = entry.pick(engines);
-        engines[e].enqueue(static_cast<int>(next_arrival));
-        ++next_arrival;
-        in_system += 1.0;
-        if (next_arrival == n) run.queue_at_last_arrival = state.queued + 1.0;
-        if (stream_ended()) {
-          for (std::size_t k = 0; k < engines.size(); ++k) start_if_idle(k);
-        } else {
-          start_if_idle(e);
-        }
+        // Every request arriving at this instant joins a queue before any engine plans its
+        // iteration (a burst, or a closed loop's first clients, is batched together).
+        double queued = state.queued;
+        do {
+          const std::size_t e = entry.pick(engines);
+          engines[e].enqueue(static_cast<int>(next_arrival));
+          ++next_arrival;
+          in_system += 1.0;
+          queued += 1.0;
+        } while (next_arrival < n && arrival_at[next_arrival] <= t);
+        if (next_arrival == n) run.queue_at_last_arrival = queued;
+        for (std::size_t k = 0; k < engines.size(); ++k) start_if_idle(k);
         break;
       }
     }

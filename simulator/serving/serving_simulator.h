@@ -9,7 +9,11 @@
 // decode-only engine (shortest queue among them) after its KV transfer, kv_transfer_s(prompt
 // tokens); its first token is emitted by the prefill engine.
 // Closed loop (ServingSetup::closed_loop_concurrency): a fixed number of clients, each sending
-// its next request when its previous one ends, so arrivals follow completions.
+// its next request when its previous one ends, so arrivals follow completions. The first clients
+// all arrive at the start and share the first iteration; a successor arrives at the instant its
+// predecessor finished but after the engine has planned the next iteration (the client answers a
+// finished request), so it waits for that iteration. Requests arriving at one instant are all
+// queued before any engine plans.
 // Prefix caching: prefix_hit_rate of each prompt (rounded down to whole KV blocks, at least one
 // token left to compute) is found cached and never prefilled.
 //

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "simulator/collective_models.h"
 #include "simulator/inference/inference_predictor.h"
@@ -264,8 +265,113 @@ TEST_CASE("chunked prefill lets decodes run beside long prompts; without it they
                            "output_len: 256, max_batch_tokens: 2048, seed: 9, ";
   const InferencePrediction chunked = predict_inference(serving_scenario(base + "chunked_prefill: true"), quick());
   const InferencePrediction whole = predict_inference(serving_scenario(base + "chunked_prefill: false"), quick());
-  // A whole-prompt prefill iteration stalls every running decode: the worst time per token grows.
+  const InferencePrediction first =
+      predict_inference(serving_scenario(base + "chunked_prefill: false, prefill_first: true"), quick());
+  // A whole prompt longer than the budget runs as its iteration's only prompt, and the decodes
+  // beside it wait for it: the worst time per token grows. Prefill-only iterations stall them
+  // for every prompt, not only the long ones.
   CHECK(whole.tpot.p99 > chunked.tpot.p99);
+  CHECK(first.tpot.p99 > chunked.tpot.p99);
+  CHECK(first.tpot.mean > whole.tpot.mean);
+}
+
+namespace {
+
+// Llama 3 8B on one H100, BF16: the engine, its step costs and a closed-loop setup, for
+// schedules followed iteration by iteration.
+struct HandSchedule {
+  Scenario scenario = serving_scenario("arrivals: closed-loop, concurrency: 2, requests: 4, input_len: 3000, output_len: 3");
+  std::unique_ptr<CollectiveModel> net = make_collective_model(default_collective_model(), scenario.system, CostParameters{});
+  StepCostModel steps{scenario, *net, CostParameters{}, InferenceCostParameters{}};
+
+  serving::ServingRun run(serving::PrefillPacking packing, int max_batch_tokens) {
+    serving::ServingSetup setup;
+    setup.cost = &steps;
+    setup.scheduler.prefill = packing;
+    setup.scheduler.max_batch_tokens = max_batch_tokens;
+    setup.engines.push_back({serving::EngineRole::mixed, 100000});
+    setup.closed_loop_concurrency = 2;
+    std::vector<serving::RequestSpec> stream(4, serving::RequestSpec{0.0, 3000, 3});
+    return serving::simulate_serving(stream, setup);
+  }
+  // An iteration of `decodes` sequences attending over `context` tokens in all, beside whole
+  // fresh prompts of `prompts` tokens each.
+  double step(int decodes, double context, std::vector<int> prompts = {}) {
+    StepWork w;
+    w.decode_sequences = decodes;
+    w.decode_context = context;
+    w.tokens = decodes;
+    w.logit_rows = decodes;
+    for (const int p : prompts) {
+      w.prefill.add_chunk(p, 0.0);
+      w.tokens += p;
+      w.logit_rows += 1.0;
+    }
+    return steps.time(w).value();
+  }
+};
+
+double ttft(const serving::RequestState& r) { return r.first_token - r.arrival; }
+
+}  // namespace
+
+TEST_CASE("whole-prompt packing: a prompt that does not fit what is left of the budget waits for the next iteration") {
+  // Two clients, prompts of 3000 tokens, 3 output tokens, budget 4096: only one prompt fits an
+  // iteration. The first token is emitted at the end of the iteration that completes the prompt.
+  HandSchedule h;
+  const serving::ServingRun run = h.run(serving::PrefillPacking::whole, 4096);
+  REQUIRE(run.requests.size() == 4);
+  // it1: A's prompt alone (B's 3000 do not fit the 1096 left).
+  const double it1 = h.step(0, 0.0, {3000});
+  // it2: A's first decode (attending over 3000 + 1) beside B's whole prompt.
+  const double it2 = h.step(1, 3001.0, {3000});
+  // it3: both decode; A emits its third token and finishes, and its client sends A' -- which
+  // lands after the engine has begun it4 (the client answers a finished request).
+  const double it3 = h.step(2, 3002.0 + 3001.0);
+  // it4: B's last decode alone; B finishes and sends B', which waits behind it5.
+  const double it4 = h.step(1, 3002.0);
+  // it5: A' alone. it6: A''s decode beside B''s prompt.
+  const double it5 = h.step(0, 0.0, {3000});
+  const double it6 = h.step(1, 3001.0, {3000});
+  CHECK(ttft(run.requests[0]) == doctest::Approx(it1));
+  CHECK(ttft(run.requests[1]) == doctest::Approx(it1 + it2));
+  CHECK(run.requests[2].arrival == doctest::Approx(it1 + it2 + it3));
+  CHECK(ttft(run.requests[2]) == doctest::Approx(it4 + it5));
+  // The successors queue behind each other's prefill: B' waits for A''s whole prompt.
+  CHECK(run.requests[3].arrival == doctest::Approx(it1 + it2 + it3 + it4));
+  CHECK(ttft(run.requests[3]) == doctest::Approx(it5 + it6));
+}
+
+TEST_CASE("chunked packing cuts the second prompt to the budget's remainder; prefill-first stalls the decodes") {
+  HandSchedule h;
+  // Chunked: it1 holds A's 3000 and the first 1096 of B, so A's first token comes later than
+  // with whole prompts; it2 finishes B's 1904 beside A's decode.
+  const serving::ServingRun chunked = h.run(serving::PrefillPacking::chunked, 4096);
+  StepWork first;
+  first.prefill.add_chunk(3000, 0.0);
+  first.prefill.add_chunk(1096, 0.0);
+  first.tokens = 4096;
+  first.logit_rows = 1;
+  const double it1 = h.steps.time(first).value();
+  StepWork second;
+  second.decode_sequences = 1;
+  second.decode_context = 3001;
+  second.prefill.add_chunk(1904, 1096);
+  second.tokens = 1905;
+  second.logit_rows = 2;
+  const double it2 = h.steps.time(second).value();
+  CHECK(ttft(chunked.requests[0]) == doctest::Approx(it1));
+  CHECK(ttft(chunked.requests[1]) == doctest::Approx(it1 + it2));
+  CHECK(ttft(chunked.requests[0]) > h.step(0, 0.0, {3000}));
+
+  // Prefill-first: it2 is B's prompt alone; A's first decode waits for it.
+  const serving::ServingRun stalled = h.run(serving::PrefillPacking::prefill_first, 4096);
+  const double p = h.step(0, 0.0, {3000});
+  CHECK(ttft(stalled.requests[0]) == doctest::Approx(p));
+  CHECK(ttft(stalled.requests[1]) == doctest::Approx(2.0 * p));
+  // A's other two tokens come after both prefills, in decode iterations beside B's (each
+  // attending over its cache + 1).
+  CHECK(stalled.requests[0].finish == doctest::Approx(2.0 * p + h.step(2, 2.0 * 3001.0) + h.step(2, 2.0 * 3002.0)));
 }
 
 TEST_CASE("prefix caching skips the cached part of each prompt") {
