@@ -91,7 +91,7 @@ std::string inference_report_table(const Scenario& scenario, const InferencePred
                            : std::string(enum_name(s.arrivals)),
                        p.arrival_rate_per_s > 0.0 ? fmt::format(" at {:.3g}/s", p.arrival_rate_per_s) : std::string(),
                        enum_name(s.scheduler), s.max_batch, s.max_batch_tokens,
-                       s.chunked_prefill ? ", chunked prefill" : "");
+                       s.chunked_prefill ? ", chunked prefill" : s.prefill_first ? ", prefill-only iterations" : "");
   } else {
     out += fmt::format("  workload batch {}, {} prompt + {} generated tokens per sequence\n", w.batch, w.input_len,
                        w.output_len);
