@@ -99,6 +99,7 @@ bool Engine::plan_continuous(std::vector<RequestState>& requests) {
     m_decodes.clear();
     m_prefills.clear();
     int budget = m_config.max_batch_tokens;
+    bool preempted = false;  // a decode of this round preempted a running request
 
     // Admission from the waiting queue (FCFS, no skipping). Requests that arrive already
     // prefilled (disaggregated decode) only need blocks for their cache.
@@ -152,6 +153,7 @@ bool Engine::plan_continuous(std::vector<RequestState>& requests) {
       const int need = std::max(blocks_for(r, r.kv + 1) - r.blocks, 0);
       bool self_preempted = false;
       while (need > m_total_blocks - m_used_blocks) {
+        preempted = true;
         if (m_running.back() == id) {
           preempt_last(requests);
           self_preempted = true;
@@ -166,15 +168,19 @@ bool Engine::plan_continuous(std::vector<RequestState>& requests) {
       --budget;
     }
 
-    admit_swapped(requests, budget);
+    // An iteration whose decodes had to preempt admits nobody new: the pool is full, and a
+    // request admitted now would only be preempted by the next decode that needs a block (vLLM
+    // V1's scheduler schedules waiting requests only when this step preempted none:
+    // vllm/v1/core/sched/scheduler.py, `if not preempted_reqs`).
+    if (!preempted) admit_swapped(requests, budget);
     if (chunked) {
       for (const int id : m_running) {
         if (budget <= 0) break;
         const RequestState& r = requests[static_cast<std::size_t>(id)];
         if (r.prefilled < r.prompt) schedule_prefill(requests, id, budget, false);
       }
-      admit(false);
-    } else if (!prefill_first) {
+      if (!preempted) admit(false);
+    } else if (!prefill_first && !preempted) {
       // Whole prompts in what the decodes left of the budget.
       admit(true);
     }

@@ -342,6 +342,34 @@ TEST_CASE("whole-prompt packing: a prompt that does not fit what is left of the 
   CHECK(ttft(run.requests[3]) == doctest::Approx(it5 + it6));
 }
 
+TEST_CASE("an iteration whose decodes preempted admits no waiting request") {
+  // A pool of 4 blocks of 16 tokens. A (32 prompt tokens, 2 blocks) and B (31, 2 blocks) prefill
+  // together and fill it. A's first decode needs a third block: B, the last admitted, is
+  // preempted (recompute: its 2 blocks freed, back to the head of the queue) and A takes one.
+  // One block is free, enough for a 16-token chunk of B, but an iteration that preempted admits
+  // nobody (vLLM V1), so B waits.
+  HandSchedule h;
+  serving::SchedulerConfig config;
+  config.block_tokens = 16;
+  config.max_batch_tokens = 4096;
+  serving::Engine engine(serving::EngineRole::mixed, config, 4, h.steps);
+  std::vector<serving::RequestState> requests(2);
+  for (auto& r : requests) r.output = 20;  // each alone fits the pool (52 and 51 tokens)
+  requests[0].input = requests[0].prompt = 32;
+  requests[1].input = requests[1].prompt = 31;
+  engine.enqueue(0);
+  engine.enqueue(1);
+  std::vector<int> finished, handed_off;
+  REQUIRE(engine.try_start(0.0, requests, false));
+  CHECK(engine.used_blocks() == 4);
+  engine.complete(requests, finished, handed_off);
+  REQUIRE(engine.try_start(engine.busy_until(), requests, false));
+  CHECK(engine.counters().preemptions == 1);
+  CHECK(engine.running() == 1);
+  CHECK(engine.waiting() == 1);
+  CHECK(engine.used_blocks() == 3);
+}
+
 TEST_CASE("chunked packing cuts the second prompt to the budget's remainder; prefill-first stalls the decodes") {
   HandSchedule h;
   // Chunked: it1 holds A's 3000 and the first 1096 of B, so A's first token comes later than
