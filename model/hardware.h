@@ -66,6 +66,10 @@ struct NetworkSpec {
   double oversubscription = 1.0;  // leaf uplink:downlink ratio; 4 means 4:1
   int nodes_per_leaf = 32;      // how many nodes (per rail) one leaf switch serves
   bool in_network_reduction = false;  // SHARP / CollNet available
+  // The platform's NCCL net plugin restricts NCCL to its Simple protocol (it sets NCCL_PROTO=simple
+  // process-wide, so single-node collectives lose LL/LL128 too): aws-ofi-nccl does so on p4d/p4de
+  // (src/platform-aws.c, platform_data_map: force_proto_simple = true).
+  bool simple_protocol_only = false;
   int gpus_per_pcie_switch = 2;  // GPUs behind one PCIe switch (DGX/HGX: 2, with their NICs)
   bool operator==(const NetworkSpec&) const = default;
 };

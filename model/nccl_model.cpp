@@ -49,6 +49,19 @@ double tree_correction(const std::array<double, 24>& table, double bytes, double
   return table[i] * (1.0 - f) + table[i + 1] * f;
 }
 
+// NCCL's tree/Simple chunk at this size (src/enqueue.cc): one Simple step, halved while each
+// channel would get fewer than depth * {8, 4, 1} chunks, down to the floor of each rule.
+double tree_simple_chunk(const NcclParameters& p, double bytes, int channels, double tree_depth) {
+  double chunk = p.tree_simple_chunk_bytes;
+  for (std::size_t r = 0; r < p.tree_chunk_halving_per_depth.size(); ++r) {
+    while (bytes / (channels * chunk) < tree_depth * p.tree_chunk_halving_per_depth[r] &&
+           chunk > p.tree_chunk_floor_bytes[r]) {
+      chunk /= 2.0;
+    }
+  }
+  return chunk;
+}
+
 }  // namespace
 
 struct NcclCollectiveModel::Context {
@@ -76,6 +89,7 @@ NcclCollectiveModel::NcclCollectiveModel(const SystemSpec& system, const FabricF
   const std::size_t g = index_of(m_generation);
   m_nvls = system.nvlink_sharp && fabric.nvlink && p.nvls_efficiency[g] > 0.0;
   m_collnet = system.network.in_network_reduction;
+  m_simple_only = system.network.simple_protocol_only;
   const double link_gbps = fabric.gpu_link.value() / kBytesPerGigabyte;
   m_intra_gbps = fabric.nvlink ? link_gbps * p.nvlink_link_gbps[g] / p.nvlink_datasheet_link_gbps[g]
                                : link_gbps * p.pci_efficiency;
@@ -155,6 +169,7 @@ CollectiveEstimate NcclCollectiveModel::evaluate(CollectiveOp op, CollectiveAlgo
   }
   const bool simple_only = a != CollectiveAlgorithm::ring && a != CollectiveAlgorithm::tree;
   if (simple_only && !simple) return e;
+  if (m_simple_only && !simple) return e;  // NCCL_PROTO=simple, set by the platform's net plugin
   // LL128 only over NVLink (tuning.cc: typeIntra <= PATH_NVB).
   if (pr == CollectiveProtocol::ll128 && !m_fabric.nvlink) return e;
 
@@ -247,7 +262,9 @@ CollectiveEstimate NcclCollectiveModel::evaluate(CollectiveOp op, CollectiveAlgo
         break;
       }
       const int steps = ring_steps(op, c.n);
-      const int inter_steps = single ? 0 : (all_reduce ? 2 * (c.k - 1) : c.k - 1);
+      // nInterSteps: 2 * nodes for all-reduce (tuning.cc at NCCL b6475625; 2 * (nodes - 1) before),
+      // nodes - 1 for all-gather and reduce-scatter.
+      const int inter_steps = single ? 0 : (all_reduce ? 2 * c.k : c.k - 1);
       double step_lat = intra_lat;
       if (!single) step_lat = std::max(step_lat, p.net_overhead_us * (simple ? p.net_overhead_simple_factor : 1.0));
       latency += (steps - inter_steps) * step_lat + inter_steps * inter_lat;
@@ -288,16 +305,31 @@ CollectiveEstimate NcclCollectiveModel::evaluate(CollectiveOp op, CollectiveAlgo
                                       : std::max(work, static_cast<double>(min_threads) / max_threads) / channels;
 
   // --- Pipeline fill (ours): D stages of one chunk per channel -----------------------------------
-  double depth = 0.0;
-  switch (a) {
-    case CollectiveAlgorithm::ring: depth = p.ring_fill_depth; break;
-    case CollectiveAlgorithm::nvls: depth = p.nvls_fill_depth; break;
-    default: depth = p.tree_fill_base_depth + p.tree_fill_depth_per_level * levels; break;
-  }
-  const double per_stage_bytes = bytes / channels / (a == CollectiveAlgorithm::ring ? n : 1.0);
-  const double chunk = std::min(p.chunk_bytes[pi], per_stage_bytes);
   const double channel_gbps = full_algbw / channels;
-  const double fill_us = depth * chunk / (channel_gbps * 1e3);
+  double fill_us = 0.0;
+  if (a == CollectiveAlgorithm::tree && simple) {
+    // Up and down NCCL's tree: (ppn - 1) chain hops each way over NVLink/PCI, log2(nodes) levels
+    // each way at the bottleneck rate, one chunk each (model/nccl_parameters.h). LL and LL128
+    // trees keep the shallow fill below: NCCL's tree correction table already carries their
+    // medium-size shortfall, and their chunks do not follow the depth rule.
+    const double tree_depth = (ppn - 1.0) + levels;
+    const double chunk = std::min(tree_simple_chunk(p, bytes, channels, tree_depth), bytes / channels);
+    // A chain hop runs at the channel's rate scaled by how much faster NVLink is than the network
+    // (inside one node the chain is the bottleneck itself).
+    const double intra_channel_gbps =
+        single || !(c.net_gbps > 0.0) ? channel_gbps : channel_gbps * std::max(1.0, c.intra_gbps / c.net_gbps);
+    fill_us = 2.0 * chunk * ((ppn - 1.0) / (intra_channel_gbps * 1e3) + levels / (channel_gbps * 1e3));
+  } else {
+    double depth = 0.0;
+    switch (a) {
+      case CollectiveAlgorithm::ring: depth = p.ring_fill_depth; break;
+      case CollectiveAlgorithm::nvls: depth = p.nvls_fill_depth; break;
+      default: depth = p.tree_fill_base_depth + p.tree_fill_depth_per_level * levels; break;
+    }
+    const double per_stage_bytes = bytes / channels / (a == CollectiveAlgorithm::ring ? n : 1.0);
+    const double chunk = std::min(p.chunk_bytes[pi], per_stage_bytes);
+    fill_us = depth * chunk / (channel_gbps * 1e3);
+  }
 
   const double running_algbw = std::min(algbw * parallel, ceiling);
   e.valid = true;

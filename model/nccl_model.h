@@ -84,6 +84,7 @@ class NcclCollectiveModel final : public CollectiveModel {
   Transport m_transport = Transport::infiniband;
   bool m_nvls = false;        // NVLink SHARP inside a domain
   bool m_collnet = false;     // SHARP in the network (CollNet)
+  bool m_simple_only = false;  // the net plugin sets NCCL_PROTO=simple (NetworkSpec::simple_protocol_only)
   double m_intra_gbps = 0.0;  // NCCL-effective bandwidth of one GPU's domain link, GB/s
   double m_network_gbps = 0.0;  // all NICs of one domain at the transport's efficiency, GB/s
   double m_uplink_ratio = 1.0;  // domain_uplink / domain_network

@@ -187,12 +187,23 @@ struct NcclParameters {
   // term NCCL's own ranking model leaves out and nccl-tests timings show as a fixed overhead of
   // 0.1-1 ms at large sizes (tests/fixtures: thanos A100 ~0.17 ms, CoreWeave GB200 ~1 ms).
   std::array<double, kProtocolCount> chunk_bytes{32768.0, 576000.0, 2097152.0};
-  // Pipeline depth in stages beyond the first: ring and NVLS 1; trees 2 + 2*log2(nodes) (up and
-  // down through every level).
+  // Pipeline depth in stages beyond the first: ring and NVLS 1. Trees: a chunk climbs the tree and
+  // comes back down, 2 x NCCL's tree depth stages, with depth = ranks per node - 1 + log2(nodes)
+  // (src/graph/connect.cc connectTrees: "Compute tree depth. Not an exact value but a good
+  // approximation"); the (ranks per node - 1) chain hops run at NVLink speed, the log2(nodes)
+  // levels at the network's.
   double ring_fill_depth = 1.0;
   double nvls_fill_depth = 1.0;
+  // NVLS-tree and CollNet (one multimem or switch stage per domain): 2 + 2 * log2(nodes) (ours).
   double tree_fill_base_depth = 2.0;
   double tree_fill_depth_per_level = 2.0;
+  // Tree/Simple chunks (src/enqueue.cc, computeColl/calcCollChunking): one step of the Simple
+  // buffer (chunkSteps = 1 off the ring: NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 = 512 KiB), halved
+  // while bytes / (channels * chunk) < depth * 8 and chunk > 128 KiB, then while < depth * 4 and
+  // chunk > 64 KiB, then while < depth and chunk > 32 KiB: mid-size trees pipeline in small chunks.
+  double tree_simple_chunk_bytes = 524288.0;
+  std::array<double, 3> tree_chunk_halving_per_depth{8.0, 4.0, 1.0};
+  std::array<double, 3> tree_chunk_floor_bytes{131072.0, 65536.0, 32768.0};
 
   // --- Networks (ours) -----------------------------------------------------------------------------
   // Share of a NIC's line rate NCCL moves: "For NDR @ 400Gbps you should see 46-48GB/s per NIC"
@@ -305,6 +316,7 @@ void NcclParameters::for_each_parameter(Visitor&& visit) {
   visit(dotted({"nvls_fill_depth"}), nvls_fill_depth, "1", kOurs);
   visit(dotted({"tree_fill_base_depth"}), tree_fill_base_depth, "1", kOurs);
   visit(dotted({"tree_fill_depth_per_level"}), tree_fill_depth_per_level, "1", kOurs);
+  visit(dotted({"tree_simple_chunk_bytes"}), tree_simple_chunk_bytes, "B", kEnqueue);
   for (std::size_t t = 0; t < kTransportCount; ++t) {
     visit(dotted({"network_efficiency", kTransportNames[t]}), network_efficiency[t], "1", kOurs);
     visit(dotted({"transport_latency_us", kTransportNames[t]}), transport_latency_us[t], "us", kOurs);

@@ -149,6 +149,7 @@ void write_system(Writer& w, const SystemSpec& s) {
   w.real(4, "oversubscription", n.oversubscription);
   w.integer(4, "nodes_per_leaf", n.nodes_per_leaf);
   w.boolean(4, "in_network_reduction", n.in_network_reduction);
+  if (n.simple_protocol_only) w.boolean(4, "simple_protocol_only", true);  // default false: omitted
 }
 
 void write_training(Writer& w, const TrainingWorkload& t) {

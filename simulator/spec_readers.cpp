@@ -37,7 +37,8 @@ const std::vector<std::string>& gpu_field_keys() {
 const std::vector<std::string>& network_field_keys() {
   static const std::vector<std::string> keys = {"nics_per_node", "nic_bandwidth",    "nic_latency",
                                                 "transport",     "fabric",           "tiers",
-                                                "oversubscription", "nodes_per_leaf", "in_network_reduction"};
+                                                "oversubscription", "nodes_per_leaf", "in_network_reduction",
+                                                "simple_protocol_only"};
   return keys;
 }
 
@@ -132,6 +133,7 @@ void read_network_fields(const MapReader& r, NetworkSpec& n) {
   if (auto v = r.ratio("oversubscription")) n.oversubscription = *v;
   if (auto v = r.integer("nodes_per_leaf")) n.nodes_per_leaf = to_int(*v);
   if (auto v = r.boolean("in_network_reduction")) n.in_network_reduction = *v;
+  if (auto v = r.boolean("simple_protocol_only")) n.simple_protocol_only = *v;
 }
 
 void require_network_fields(const MapReader& r) {

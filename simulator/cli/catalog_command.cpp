@@ -194,6 +194,7 @@ void show_system(std::ostream& out, const Catalog& c, const std::string& name) {
   p.field("network.oversubscription", format_number(n.oversubscription) + ":1");
   p.field("network.nodes_per_leaf", std::to_string(n.nodes_per_leaf));
   p.field("network.in_network_reduction", n.in_network_reduction ? "true" : "false");
+  if (n.simple_protocol_only) p.field("network.simple_protocol_only", "true (the net plugin sets NCCL_PROTO=simple)");
   print_notes(out, c, name);
 }
 

@@ -43,7 +43,12 @@ inline SystemSpec system(GpuSpec g, int nodes, int gpus_per_node, bool nvls, int
 inline SystemSpec dgx_a100(int nodes = 1) { return system(a100(), nodes, 8, false, 8, 200.0); }
 inline SystemSpec dgx_h100(int nodes = 1) { return system(h100(), nodes, 8, true, 8, 400.0); }
 // AWS p4de.24xlarge: 8x A100 80GB, 4x 100 Gb/s EFA.
-inline SystemSpec aws_p4de(int nodes) { return system(a100(), nodes, 8, false, 4, 100.0, Transport::efa); }
+// aws-ofi-nccl forces NCCL_PROTO=simple on p4d/p4de (src/platform-aws.c, force_proto_simple).
+inline SystemSpec aws_p4de(int nodes) {
+  SystemSpec s = system(a100(), nodes, 8, false, 4, 100.0, Transport::efa);
+  s.network.simple_protocol_only = true;
+  return s;
+}
 // AWS p5.48xlarge: 8x H100, 32x 100 Gb/s EFA (3200 Gb/s).
 inline SystemSpec aws_p5(int nodes) { return system(h100(), nodes, 8, true, 32, 100.0, Transport::efa); }
 // GCP a3-megagpu-8g: 8x H100, 8x 200 Gb/s GPUDirect-TCPXO NICs (1600 Gb/s).
