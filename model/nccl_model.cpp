@@ -182,6 +182,7 @@ CollectiveEstimate NcclCollectiveModel::evaluate(CollectiveOp op, CollectiveAlgo
   // NCCL runs fewer channels, the per-channel bandwidth scales down from the uncapped figure.
   // `ceiling` holds that absolute cap in algorithm-bandwidth terms.
   double ceiling = std::numeric_limits<double>::infinity();
+  double size_correction = 1.0;  // NCCL's tree correction at this size (trees only)
   switch (a) {
     case CollectiveAlgorithm::ring: {
       double bus = single ? c.intra_gbps : (c.ppn > 1 ? std::min(c.intra_gbps, c.net_gbps) : c.net_gbps);
@@ -201,6 +202,7 @@ CollectiveEstimate NcclCollectiveModel::evaluate(CollectiveOp op, CollectiveAlgo
       if (!single && c.ppn > 1) graph = std::min(graph, c.intra_gbps);
       double bus = std::min(graph * p.tree_factor, channels * p.tree_per_channel_gbps[gi][si]);
       const double correction = tree_correction(p.tree_correction[pi], bytes, c.log2_chunks);
+      size_correction = correction;
       if (pr == CollectiveProtocol::ll) {
         bus *= p.tree_ll_factor;
         ceiling = c.ll_max_gbps * p.tree_algbw_ratio * correction;
@@ -312,13 +314,17 @@ CollectiveEstimate NcclCollectiveModel::evaluate(CollectiveOp op, CollectiveAlgo
     // each way at the bottleneck rate, one chunk each (model/nccl_parameters.h). LL and LL128
     // trees keep the shallow fill below: NCCL's tree correction table already carries their
     // medium-size shortfall, and their chunks do not follow the depth rule.
+    // The stages run at the links' rate: NCCL's size correction (an empirical fit of whole
+    // medium-size times) stays out of it, so the fill never shrinks as a message grows.
     const double tree_depth = (ppn - 1.0) + levels;
     const double chunk = std::min(tree_simple_chunk(p, bytes, channels, tree_depth), bytes / channels);
+    const double link_channel_gbps = channel_gbps / size_correction;
     // A chain hop runs at the channel's rate scaled by how much faster NVLink is than the network
     // (inside one node the chain is the bottleneck itself).
-    const double intra_channel_gbps =
-        single || !(c.net_gbps > 0.0) ? channel_gbps : channel_gbps * std::max(1.0, c.intra_gbps / c.net_gbps);
-    fill_us = 2.0 * chunk * ((ppn - 1.0) / (intra_channel_gbps * 1e3) + levels / (channel_gbps * 1e3));
+    const double intra_channel_gbps = single || !(c.net_gbps > 0.0)
+                                          ? link_channel_gbps
+                                          : link_channel_gbps * std::max(1.0, c.intra_gbps / c.net_gbps);
+    fill_us = 2.0 * chunk * ((ppn - 1.0) / (intra_channel_gbps * 1e3) + levels / (link_channel_gbps * 1e3));
   } else {
     double depth = 0.0;
     switch (a) {

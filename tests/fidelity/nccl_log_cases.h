@@ -46,7 +46,7 @@ inline std::vector<NcclLogCase> nccl_log_cases() {
       {"H100 1x8 NVLS (nccl-tests#290)", extra + "nccltests290_h100_1x8_allreduce_nvls.txt", CollectiveOp::all_reduce,
        dgx_h100(1), 8, 8, 8, LogUse::bars, "held out"},
       {"AWS p4de 2x8 EFA", ref + "aws_p4de_2x8_allreduce.txt", CollectiveOp::all_reduce, aws_p4de(2), 16, 8, 1,
-       LogUse::held_out, "older EFA generation: ~160 us at 8 B against p5's ~70"},
+       LogUse::held_out, "Simple only (aws-ofi-nccl sets NCCL_PROTO=simple on p4de): ~160 us at 8 B against p5's ~70"},
       {"AWS p5 2x8 EFA", ref + "aws_p5_2x8_allreduce.txt", CollectiveOp::all_reduce, aws_p5(2), 16, 8, 1, LogUse::bars,
        "held out (EFA latency from aws-ofi-nccl's tuner)"},
       {"GCP A3 Mega 2x8 TCPXO all_reduce", ref + "a3mega_2x8_allreduce.txt", CollectiveOp::all_reduce, gcp_a3mega(2),
