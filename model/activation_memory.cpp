@@ -49,7 +49,17 @@ LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute
     const double scores = s.micro_batch * (s.heads / t) * s.seq * s.context;
     core = scores * (e + (s.dropout ? 1.0 + e : 0.0));  // softmax output, dropout mask and output
   }
-  const double stored = norms + gemm_inputs + masks + qkv + projection_input + mlp_inner + core;
+  // PyTorch eager modules (model/layer_ops.cpp) keep what autograd saves for their kernels: an
+  // RMSNorm its FP32 copy of x (pow and x * rsqrt save it; the fused norm keeps x itself), SwiGLU
+  // silu(a) next to a and b, and GQA the K and V that repeat_kv expanded to every query head
+  // (SDPA saves its inputs).
+  double eager = 0.0;
+  if (s.kernels == KernelFusion::eager) {
+    if (s.norm == NormKind::rmsnorm) eager += 2.0 * 4.0 * Tn * h;
+    if (s.mlp == MlpKind::swiglu && !s.moe_layer) eager += e * T * s.ffn / t;
+    if (!s.mla && s.kv_heads < s.heads) eager += 2.0 * e * T * (s.q_width() / t - kv_per_rank);
+  }
+  const double stored = norms + gemm_inputs + masks + qkv + projection_input + mlp_inner + core + eager;
   return {Bytes(stored), Bytes(core)};
 }
 

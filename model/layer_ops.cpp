@@ -174,6 +174,119 @@ double fp8_backward_cast_bytes(const LayerShape& s) {
   return outputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, true) + input_transposes;
 }
 
+// --- Rotary position embedding ------------------------------------------------------------------
+// Elements RoPE rotates on one rank: every query and key (MLA: only the decoupled rope part, per
+// query head and once for the shared key; DeepSeek-V2 Sec. 2.1.3).
+double rope_elements(const LayerShape& s) {
+  if (s.mla) return s.tokens() * (s.heads / s.t() + 1.0) * s.mla->qk_rope_head_dim;
+  return s.tokens() * (s.q_width() / s.t() + kv_heads_per_rank(s) * s.head_dim);
+}
+
+// --- PyTorch eager modules (KernelFusion::eager) -------------------------------------------------
+// Each module is priced as one op whose bytes sum its kernels' reads and writes, counted kernel by
+// kernel from the ops the module runs (torchtitan torchtitan/models/llama/model.py, mid-2024, as
+// Meta's reference llama/model.py), with e the activation bytes and 4 for FP32 temporaries:
+//
+// RMSNorm `(x.float() * rsqrt(x.float().pow(2).mean(-1) + eps)).type_as(x) * weight`
+//   forward:  x.float() e+4, pow 4+4, mean 4, x * rsqrt 4+4, type_as 4+e, * weight e+e   = 28 + 4e
+//             (+ add eps and rsqrt on one value per token): 8 kernels
+//   backward: * weight: g*w e+e and its weight gradient sum(g*y) e+e; type_as: e+4; x * rsqrt:
+//             g*r 4+4 and sum(g*x) 4+4; pow: 2x*g 4+4; autograd sums x's two gradients 4+4+4;
+//             x.float(): 4+e                                                            = 44 + 6e
+//             (+ the per-token rsqrt/mean backward): 11 kernels
+// A fused RMSNorm reads x and writes y (2e) and its backward 4e (norm_bytes, norm_backward_bytes).
+constexpr double kEagerRmsnormForwardFp32Bytes = 28.0, kEagerRmsnormForwardActivations = 4.0;
+constexpr double kEagerRmsnormBackwardFp32Bytes = 44.0, kEagerRmsnormBackwardActivations = 6.0;
+constexpr double kEagerRmsnormForwardKernels = 8.0, kEagerRmsnormBackwardKernels = 11.0;
+// RoPE through FP32 complex views: per element of Q and K, x.float() e+4, complex multiply by the
+// frequencies 4+4, type_as 4+e = 16 + 2e, three kernels per tensor; the backward mirrors it.
+// Fused RoPE (Transformer Engine / Megatron-Core fused_apply_rotary_pos_emb): 2e, one per tensor.
+constexpr double kEagerRopeFp32Bytes = 16.0, kEagerRopeActivations = 2.0, kEagerRopeKernelsPerTensor = 3.0;
+
+double rmsnorm_eager_bytes(const LayerShape& s, bool backward) {
+  const double per_element = backward ? kEagerRmsnormBackwardFp32Bytes + kEagerRmsnormBackwardActivations * s.activation_bytes
+                                      : kEagerRmsnormForwardFp32Bytes + kEagerRmsnormForwardActivations * s.activation_bytes;
+  return s.norm_tokens() * s.hidden * per_element;
+}
+
+bool eager(const LayerShape& s) { return s.kernels == KernelFusion::eager; }
+
+// A norm, fused (one kernel) or, for an eager RMSNorm, its kernels. (F.layer_norm is one native
+// kernel in eager mode too.) The fused backward also adds the residual gradient; eager pays that
+// add separately (push_residual_backward).
+void push_norm(OpList& ops, std::string_view name, const LayerShape& s, bool backward) {
+  if (eager(s) && s.norm == NormKind::rmsnorm) {
+    Op op = memory_op(name, rmsnorm_eager_bytes(s, backward));
+    op.launches = backward ? kEagerRmsnormBackwardKernels : kEagerRmsnormForwardKernels;
+    ops.push(op);
+    return;
+  }
+  ops.push(reduction_op(name, backward ? norm_backward_bytes(s) : norm_bytes(s)));
+}
+
+void push_rope(OpList& ops, const LayerShape& s, bool backward) {
+  if (s.position != PositionEmbedding::rotary) return;
+  const double e = s.activation_bytes;
+  Op op = memory_op(backward ? "rope.backward" : "rope",
+                    rope_elements(s) * (eager(s) ? kEagerRopeFp32Bytes + kEagerRopeActivations * e : 2.0 * e));
+  op.launches = 2.0 * (eager(s) ? kEagerRopeKernelsPerTensor : 1.0);
+  ops.push(op);
+}
+
+// Eager GQA: torchtitan's repeat_kv expands K and V to every query head with a copy (read the KV
+// heads, write all heads) before SDPA; its backward sums the copies back. Flash kernels index the
+// shared KV head directly, so fused stacks skip it.
+void push_repeat_kv(OpList& ops, const LayerShape& s, bool backward) {
+  if (!eager(s) || s.mla || s.kv_heads >= s.heads) return;
+  const double kv = kv_heads_per_rank(s) * s.head_dim, q = s.q_width() / s.t();
+  Op op = memory_op(backward ? "repeat_kv.backward" : "repeat_kv", 2.0 * s.tokens() * (kv + q) * s.activation_bytes);
+  op.launches = 2.0;
+  ops.push(op);
+}
+
+// SwiGLU `silu(a) * b`: eager runs silu (2e) then mul (3e) per FFN element; backward the mul's two
+// gradients (3e each) and silu's backward (3e). The fused kernel: 3e forward, 5e backward.
+constexpr double kEagerSwigluForwardActivations = 5.0, kEagerSwigluBackwardActivations = 9.0;
+
+void push_activation(OpList& ops, const LayerShape& s, bool backward) {
+  const bool swiglu = s.mlp == MlpKind::swiglu;
+  if (eager(s) && swiglu) {
+    const double elements = s.tokens() * s.ffn / s.t();
+    Op op = memory_op(backward ? "swiglu.backward" : "swiglu",
+                      elements * s.activation_bytes *
+                          (backward ? kEagerSwigluBackwardActivations : kEagerSwigluForwardActivations));
+    op.launches = backward ? 3.0 : 2.0;
+    ops.push(op);
+    return;
+  }
+  // F.gelu is one kernel eager or fused (a linear bias rides in the GEMM's epilogue, addmm).
+  if (backward) {
+    ops.push(memory_op(swiglu ? "swiglu.backward" : "bias_gelu.backward", activation_backward_bytes(s)));
+  } else {
+    ops.push(memory_op(swiglu ? "swiglu" : "bias_gelu", activation_forward_bytes(s)));
+  }
+}
+
+// Residual branch: fused bias-dropout-add, or eager dropout (read e, write e and the mask) then add.
+void push_residual(OpList& ops, const LayerShape& s) {
+  Op op = memory_op("bias_dropout_add", bias_dropout_add_bytes(s));
+  if (eager(s) && s.dropout) {
+    op.bytes += Bytes(s.norm_tokens() * s.hidden * 2.0 * s.activation_bytes);
+    op.launches = 2.0;
+  }
+  ops.push(op);
+}
+// Backward: the dropout's backward, and in eager mode the residual's two gradients summed by a
+// separate add (3e), which a fused norm backward folds in.
+void push_residual_backward(OpList& ops, const LayerShape& s) {
+  Op op = memory_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s));
+  if (eager(s)) {
+    op.bytes += Bytes(s.norm_tokens() * s.hidden * 3.0 * s.activation_bytes);
+    op.launches = 2.0;
+  }
+  ops.push(op);
+}
+
 }  // namespace
 
 double quantize_bytes_per_element(DataType compute, Fp8Scaling scaling, bool transposed) {
@@ -197,25 +310,27 @@ Op weight_quantize_op(const LayerShape& s, double parameters) {
 OpList layer_forward_ops(const LayerShape& s) {
   OpList ops;
   const double T = s.tokens();
-  ops.push(reduction_op("input_norm", norm_bytes(s)));
+  push_norm(ops, "input_norm", s, false);
   if (is_quantized_training_format(s.compute)) ops.push(memory_op("fp8_casts", fp8_forward_cast_bytes(s)));
   if (s.mla) {
     push_mla_projections_forward(ops, s);
   } else {
     ops.push(gemm("qkv_proj", s, T, qkv_width_per_rank(s), s.hidden));
   }
+  push_rope(ops, s, false);
+  push_repeat_kv(ops, s, false);
   push_attention_core_forward(ops, s);
   ops.push(gemm("out_proj", s, T, s.hidden, attention_output_width(s)));
-  ops.push(memory_op("bias_dropout_add", bias_dropout_add_bytes(s)));
-  ops.push(reduction_op("post_attention_norm", norm_bytes(s)));
+  push_residual(ops, s);
+  push_norm(ops, "post_attention_norm", s, false);
   if (s.moe_layer) {
     push_moe_forward(ops, s);
   } else {
     ops.push(gemm("fc1", s, T, s.fc1_width() / s.t(), s.hidden));
-    ops.push(memory_op(s.mlp == MlpKind::swiglu ? "swiglu" : "bias_gelu", activation_forward_bytes(s)));
+    push_activation(ops, s, false);
     ops.push(gemm("fc2", s, T, s.hidden, s.ffn / s.t()));
   }
-  ops.push(memory_op("bias_dropout_add", bias_dropout_add_bytes(s)));
+  push_residual(ops, s);
   return ops;
 }
 
@@ -224,25 +339,26 @@ OpList layer_backward_ops(const LayerShape& s) {
   const double T = s.tokens();
   if (is_quantized_training_format(s.compute)) ops.push(memory_op("fp8_casts.backward", fp8_backward_cast_bytes(s)));
   if (s.linear_bias) ops.push(reduction_op("bias_grads", bias_gradient_bytes(s)));
-  ops.push(memory_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s)));
+  push_residual_backward(ops, s);
   if (s.moe_layer) {
     push_moe_backward(ops, s);
   } else {
     push_gemm_backward(ops, "fc2.dgrad", "fc2.wgrad", s, T, s.hidden, s.ffn / s.t());
-    ops.push(memory_op(s.mlp == MlpKind::swiglu ? "swiglu.backward" : "bias_gelu.backward",
-                       activation_backward_bytes(s)));
+    push_activation(ops, s, true);
     push_gemm_backward(ops, "fc1.dgrad", "fc1.wgrad", s, T, s.fc1_width() / s.t(), s.hidden);
   }
-  ops.push(reduction_op("post_attention_norm.backward", norm_backward_bytes(s)));
-  ops.push(memory_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s)));
+  push_norm(ops, "post_attention_norm.backward", s, true);
+  push_residual_backward(ops, s);
   push_gemm_backward(ops, "out_proj.dgrad", "out_proj.wgrad", s, T, s.hidden, attention_output_width(s));
   push_attention_core_backward(ops, s);
+  push_repeat_kv(ops, s, true);
+  push_rope(ops, s, true);
   if (s.mla) {
     push_mla_projections_backward(ops, s);
   } else {
     push_gemm_backward(ops, "qkv_proj.dgrad", "qkv_proj.wgrad", s, T, qkv_width_per_rank(s), s.hidden);
   }
-  ops.push(reduction_op("input_norm.backward", norm_backward_bytes(s)));
+  push_norm(ops, "input_norm.backward", s, true);
   return ops;
 }
 
@@ -278,7 +394,7 @@ OpList output_forward_ops(const LayerShape& s) {
   OpList ops;
   const double T = s.tokens();
   const double logits = T * s.vocab / s.t();
-  ops.push(reduction_op("final_norm", norm_bytes(s)));
+  push_norm(ops, "final_norm", s, false);
   ops.push(gemm("logits", s, T, s.vocab / s.t(), s.hidden));
   // Megatron-Core's vocab-parallel cross-entropy (megatron/core/tensor_parallel/cross_entropy.py):
   // cast to FP32 (read e, write 4), max (read 4), subtract the max in place (8), exp in place (8),
@@ -295,7 +411,7 @@ OpList output_backward_ops(const LayerShape& s) {
   // the FP32 gradient to the activation format for the logits GEMM (read 4, write e).
   ops.push(memory_op("cross_entropy.backward", logits * (12.0 + s.activation_bytes)));
   push_gemm_backward(ops, "logits.dgrad", "logits.wgrad", s, T, s.vocab / s.t(), s.hidden);
-  ops.push(reduction_op("final_norm.backward", norm_backward_bytes(s)));
+  push_norm(ops, "final_norm.backward", s, true);
   return ops;
 }
 
@@ -315,6 +431,8 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.sequence_parallel = parallel.sequence_parallel && parallel.tp > 1;
   s.mlp = model.mlp;
   s.norm = model.norm;
+  s.position = model.position;
+  s.kernels = training.kernels;
   s.linear_bias = model.linear_bias;
   s.dropout = model.dropout;
   s.flash_attention = training.flash_attention;

@@ -31,6 +31,8 @@ struct LayerShape {
   bool sequence_parallel = false;
   MlpKind mlp = MlpKind::gelu;
   NormKind norm = NormKind::layernorm;
+  PositionEmbedding position = PositionEmbedding::learned;
+  KernelFusion kernels = KernelFusion::fused;  // elementwise kernels fused, or PyTorch eager
   bool linear_bias = true;
   bool dropout = true;           // attention and hidden dropout (GPT-style; stores masks)
   bool flash_attention = true;   // fused attention kernel; false: Megatron's unfused softmax path

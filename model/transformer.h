@@ -11,6 +11,11 @@ namespace stepcast {
 
 enum class MlpKind { gelu, swiglu };
 enum class NormKind { layernorm, rmsnorm };
+// How token positions enter the model. learned: an absolute position table added to the input
+// embedding (GPT-2/3). rotary: RoPE rotates every query and key (Su et al. 2021; Llama, Mixtral,
+// Qwen, DeepSeek, GPT-OSS), an elementwise pass over Q and K per layer. alibi: a per-head linear
+// bias added inside the attention kernel (Press et al. 2022; MPT, BLOOM), no separate pass.
+enum class PositionEmbedding { learned, rotary, alibi };
 
 // Multi-head latent attention (DeepSeek-V2, arXiv:2405.04434 Sec. 2.1): K and V are compressed
 // into a kv_lora_rank latent that is cached; queries optionally through a q_lora_rank latent.
@@ -51,6 +56,7 @@ struct TransformerSpec {
   int vocab = 0;
   MlpKind mlp = MlpKind::gelu;
   NormKind norm = NormKind::layernorm;
+  PositionEmbedding position = PositionEmbedding::learned;
   bool tied_embeddings = false;
   bool linear_bias = true;    // GPT-style biases in linear layers (Llama: none)
   bool dropout = true;        // attention and hidden dropout applied in training (GPT-3: 0.1;

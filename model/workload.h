@@ -14,6 +14,15 @@
 
 namespace stepcast {
 
+// fused: Megatron-Core / Transformer Engine kernels (or torch.compile): each norm, RoPE, gated
+// activation and bias-dropout-add is one kernel that reads its inputs and writes its output once.
+// eager: PyTorch eager mode running a model written as plain tensor ops (torchtitan's and Meta's
+// reference Llama, IBM's foundation-model-stack): an RMSNorm is ~7 kernels in FP32, RoPE goes
+// through FP32 complex views, SwiGLU is silu then mul, GQA repeats K and V; model/layer_ops.cpp
+// counts each kernel's bytes. Built-in PyTorch ops that are single kernels (F.layer_norm,
+// F.gelu, flash SDPA) cost the same in both.
+enum class KernelFusion { fused, eager };
+
 struct TrainingWorkload {
   int seq_len = 2048;
   int global_batch = 1;   // sequences per optimizer step
@@ -22,6 +31,8 @@ struct TrainingWorkload {
   // the unfused path of Megatron-LM before it (baddbmm, fused scale-mask-softmax, dropout, bmm),
   // which materializes the s x s scores.
   bool flash_attention = true;
+  // How the layers' elementwise work (norms, RoPE, activation, residual adds) runs; see KernelFusion.
+  KernelFusion kernels = KernelFusion::fused;
 
   // Terms that make a real run slower than its step time (goodput); zero/empty means ignored.
   struct Goodput {

@@ -68,6 +68,19 @@ struct EnumTable<NormKind> {
 };
 
 template <>
+struct EnumTable<PositionEmbedding> {
+  static constexpr std::array values = {std::pair{PositionEmbedding::learned, std::string_view("learned")},
+                                        std::pair{PositionEmbedding::rotary, std::string_view("rotary")},
+                                        std::pair{PositionEmbedding::alibi, std::string_view("alibi")}};
+};
+
+template <>
+struct EnumTable<KernelFusion> {
+  static constexpr std::array values = {std::pair{KernelFusion::fused, std::string_view("fused")},
+                                        std::pair{KernelFusion::eager, std::string_view("eager")}};
+};
+
+template <>
 struct EnumTable<GpuArchitecture> {
   static constexpr std::array values = {std::pair{GpuArchitecture::ampere, std::string_view("ampere")},
                                         std::pair{GpuArchitecture::ada, std::string_view("ada")},

@@ -71,6 +71,7 @@ void write_model(Writer& w, const TransformerSpec& m) {
   w.integer(2, "vocab", m.vocab);
   w.enumeration(2, "mlp", m.mlp);
   w.enumeration(2, "norm", m.norm);
+  w.enumeration(2, "position", m.position);
   w.boolean(2, "tied_embeddings", m.tied_embeddings);
   w.boolean(2, "linear_bias", m.linear_bias);
   w.boolean(2, "dropout", m.dropout);
@@ -158,6 +159,7 @@ void write_training(Writer& w, const TrainingWorkload& t) {
   w.integer(2, "global_batch", t.global_batch);
   w.integer(2, "micro_batch", t.micro_batch);
   w.boolean(2, "flash_attention", t.flash_attention);
+  w.enumeration(2, "kernels", t.kernels);
   const auto& g = t.goodput;
   if (g == TrainingWorkload::Goodput{}) return;
   w.key(2, "goodput");

@@ -52,7 +52,7 @@ const std::vector<std::string>& system_field_keys() {
 const std::vector<std::string>& model_field_keys() {
   static const std::vector<std::string> keys = {
       "layers",  "hidden",     "heads",          "kv_heads",       "head_dim",        "ffn_hidden",
-      "vocab",   "mlp",        "norm",           "tied_embeddings", "linear_bias",    "dropout",     "experts",
+      "vocab",   "mlp",        "norm",           "position",       "tied_embeddings", "linear_bias",    "dropout",     "experts",
       "top_k",   "moe_ffn_hidden", "shared_experts", "capacity_factor", "load_imbalance", "first_dense_layers",
       "mla",     "sliding_window", "full_attention_every"};
   return keys;
@@ -175,6 +175,7 @@ void read_model_fields(const MapReader& r, TransformerSpec& m) {
   if (auto v = r.integer("vocab")) m.vocab = to_int(*v);
   if (auto v = r.enumeration<MlpKind>("mlp")) m.mlp = *v;
   if (auto v = r.enumeration<NormKind>("norm")) m.norm = *v;
+  if (auto v = r.enumeration<PositionEmbedding>("position")) m.position = *v;
   if (auto v = r.boolean("tied_embeddings")) m.tied_embeddings = *v;
   if (auto v = r.boolean("linear_bias")) m.linear_bias = *v;
   if (auto v = r.boolean("dropout")) m.dropout = *v;

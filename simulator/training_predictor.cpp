@@ -715,13 +715,19 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     if (blocking_p2p) b.pp_comm_exposed += p2p * (m * ((plan.is_last(vs) ? 0.0 : 1.0) + (plan.is_first(vs) ? 0.0 : 1.0)));
   }
   const auto cs = static_cast<std::size_t>(critical);
-  const Seconds idle = max(pipe.finish[cs] - pipe.busy[cs], Seconds(0.0));
+  // finish and busy sum the same passes in different orders: a difference within rounding of the
+  // step (1e-12 of it) is no idle time.
+  const auto idle_of = [&](std::size_t s) {
+    const Seconds d = pipe.finish[s] - pipe.busy[s];
+    return d.value() > 1e-12 * pipe.finish[s].value() ? d : Seconds(0.0);
+  };
+  const Seconds idle = idle_of(cs);
   const Seconds p2p_wait = min(pipe.p2p_wait[cs], idle);
   b.pp_comm_exposed += p2p_wait;
   b.pp_bubble = idle - p2p_wait;
   out.per_stage_bubble.resize(static_cast<std::size_t>(pp));
   for (std::size_t s = 0; s < static_cast<std::size_t>(pp); ++s) {
-    const Seconds stage_idle = max(pipe.finish[s] - pipe.busy[s], Seconds(0.0));
+    const Seconds stage_idle = idle_of(s);
     out.per_stage_bubble[s] = stage_idle - min(pipe.p2p_wait[s], stage_idle);
   }
   b.dp_comm_exposed += ce.reduce_end - pipe.finish[cs] + ce.gather_exposed;
