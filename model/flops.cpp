@@ -58,7 +58,7 @@ Flops logits_forward_flops(const TransformerSpec& model, double sequences, doubl
 }
 
 StepFlops training_step_flops(const TransformerSpec& model, double global_batch, double seq, Recompute recompute,
-                              AttentionCount count) {
+                              AttentionCount count, double recomputed_fraction) {
   const double moe_layers = model.is_moe() ? std::max(model.layers - model.moe.first_dense_layers, 0) : 0;
   const double dense_layers = model.layers - moe_layers;
   const LayerFlops dense = layer_forward_flops(model, global_batch, seq, count, false);
@@ -68,7 +68,7 @@ StepFlops training_step_flops(const TransformerSpec& model, double global_batch,
   StepFlops f;
   f.model = forward * 3.0;
   f.hardware = f.model;
-  if (recompute == Recompute::full) f.hardware += layers_forward;
+  if (recompute == Recompute::full) f.hardware += layers_forward * recomputed_fraction;
   if (recompute == Recompute::selective) f.hardware += dense.attention * static_cast<double>(model.layers);
   return f;
 }

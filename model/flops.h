@@ -54,8 +54,9 @@ struct StepFlops {
 };
 
 // FLOPs of one optimizer step over `global_batch` sequences.
+// `recomputed_fraction`: the share of layers full recomputation re-runs (parallel.recompute_layers).
 StepFlops training_step_flops(const TransformerSpec& model, double global_batch, double seq, Recompute recompute,
-                              AttentionCount count = AttentionCount::full);
+                              AttentionCount count = AttentionCount::full, double recomputed_fraction = 1.0);
 
 // Narayanan et al. 2021, eq. 3: F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)), the FLOPs per
 // iteration of a GPT model (4h MLP, MHA) with full activation recomputation.

@@ -30,6 +30,11 @@ struct ParallelConfig {
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   int zero = 0;               // 0 none, 1 optimizer states, 2 + gradients, 3 + parameters (FSDP)
   Recompute recompute = Recompute::none;
+  // With recompute: full, how many layers of each model chunk are recomputed; the others keep
+  // their activations. 0: all of them. Megatron-LM --recompute-method block
+  // --recompute-num-layers N; torchtitan's layer-wise activation checkpointing every k-th layer
+  // is layers/(pp*vpp*k) per chunk.
+  int recompute_layers = 0;
   Offload offload = Offload::none;
   ContextParallelKind cp_kind = ContextParallelKind::ring;
 

@@ -199,6 +199,28 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
   return c;
 }
 
+namespace {
+PassTime blend(const PassTime& a, const PassTime& b, double f) {
+  const auto mix = [f](Seconds x, Seconds y) { return x * (1.0 - f) + y * f; };
+  PassTime p;
+  p.compute = mix(a.compute, b.compute);
+  p.recompute = mix(a.recompute, b.recompute);
+  p.tp_exposed = mix(a.tp_exposed, b.tp_exposed);
+  p.dp_exposed = mix(a.dp_exposed, b.dp_exposed);
+  p.ep_exposed = mix(a.ep_exposed, b.ep_exposed);
+  p.cp_exposed = mix(a.cp_exposed, b.cp_exposed);
+  p.weight_gradient = mix(a.weight_gradient, b.weight_gradient);
+  return p;
+}
+}  // namespace
+
+LayerCosts blend_recompute(const LayerCosts& kept, const LayerCosts& recomputed, double fraction) {
+  LayerCosts c = recomputed;
+  c.layer_forward = blend(kept.layer_forward, recomputed.layer_forward, fraction);
+  c.layer_backward = blend(kept.layer_backward, recomputed.layer_backward, fraction);
+  return c;
+}
+
 bool same_layer_cost_inputs(const LayerCostInputs& a, const LayerCostInputs& b) {
   const bool zero3 = a.zero >= 3;
   const bool experts = a.shape->moe_layer && (a.shape->ep > 1 || a.shape->expert_tp > 1);

@@ -87,6 +87,11 @@ LayerCosts layer_costs(const LayerCostInputs& in);
 // exactly what layer_costs() reads (the shapes by value, the GPU, constants and collective model by
 // address; zero and the data-parallel group only as far as ZeRO-3 uses them). Keep it in step with
 // layer_costs().
+// A stage that fully recomputes `fraction` of its layers and keeps the others' activations: the
+// per-layer passes averaged over its layers (exact for the stage's sums, which is all the
+// schedule uses of a stage's layers).
+LayerCosts blend_recompute(const LayerCosts& kept, const LayerCosts& recomputed, double fraction);
+
 bool same_layer_cost_inputs(const LayerCostInputs& a, const LayerCostInputs& b);
 
 }  // namespace stepcast

@@ -229,6 +229,15 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
     if (ok({"parallel.pp", "parallel.vpp", "parallel.first_stage_layers", "parallel.last_stage_layers"})) {
       check_layers(sink, m, p);
     }
+    if (ok({"parallel.recompute_layers", "parallel.recompute", "parallel.pp", "parallel.vpp"}) && p.recompute_layers > 0) {
+      const int per_chunk = (m.layers + p.pp * p.vpp - 1) / (p.pp * p.vpp);
+      if (p.recompute != Recompute::full) {
+        sink.error_at("parallel.recompute_layers", "recompute_layers counts fully recomputed layers; it needs recompute: full");
+      } else if (p.recompute_layers > per_chunk) {
+        sink.error_at("parallel.recompute_layers", "recompute_layers (" + str(p.recompute_layers) +
+                                                       ") exceeds the layers of a model chunk (" + str(per_chunk) + ")");
+      }
+    }
     if (ok({"parallel.ep"}) && p.ep > 1) {
       if (!m.is_moe()) {
         sink.error_at("parallel.ep", "ep = " + str(p.ep) + " needs a mixture-of-experts model (model.experts > 1)");

@@ -251,6 +251,7 @@ void write_parallel(Writer& w, const ParallelConfig& p) {
   w.enumeration(2, "schedule", p.schedule);
   w.integer(2, "zero", p.zero);
   w.enumeration(2, "recompute", p.recompute);
+  if (p.recompute_layers > 0) w.integer(2, "recompute_layers", p.recompute_layers);
   w.enumeration(2, "offload", p.offload);
   w.enumeration(2, "cp_kind", p.cp_kind);
   w.boolean(2, "overlap_grad_reduce", p.overlap_grad_reduce);

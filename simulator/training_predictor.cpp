@@ -149,6 +149,12 @@ TrainingPredictor::Groups TrainingPredictor::place_groups(const ParallelConfig& 
   return g;
 }
 
+double recomputed_layer_fraction(const ParallelConfig& par, int layers) {
+  if (par.recompute != Recompute::full || par.recompute_layers <= 0) return 1.0;
+  const double per_chunk = static_cast<double>(layers) / (std::max(par.pp, 1) * std::max(par.vpp, 1));
+  return per_chunk > 0.0 ? std::min(par.recompute_layers / per_chunk, 1.0) : 1.0;
+}
+
 LayerCosts TrainingPredictor::price_layer(const LayerCostInputs& inputs) {
   if (m_memoize) {
     for (const CostMemo& c : m_cost_memo) {
@@ -267,12 +273,21 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   cost_inputs.cp_group = plan.groups.cp;
   cost_inputs.cp_ring_hop = plan.groups.cp_ring_hop;
   cost_inputs.ep_comm_overlap = par.ep_comm_overlap;
-  plan.costs = price_layer(cost_inputs);
+  // parallel.recompute_layers: full recomputation of a share of each chunk's layers; the layer
+  // passes are averaged over the stage's recomputed and kept layers.
+  const double recomputed = recomputed_layer_fraction(par, model.layers);
+  const auto price = [&](const LayerCostInputs& inputs) {
+    if (recomputed >= 1.0) return price_layer(inputs);
+    LayerCostInputs kept = inputs;
+    kept.recompute = Recompute::none;
+    return blend_recompute(price_layer(kept), price_layer(inputs), recomputed);
+  };
+  plan.costs = price(cost_inputs);
   if (plan.has_moe) {
     LayerCostInputs moe_inputs = cost_inputs;
     moe_inputs.shape = &plan.moe_shape;
     moe_inputs.layer_parameters_per_rank = moe_layer.total();
-    plan.moe_costs = price_layer(moe_inputs);
+    plan.moe_costs = price(moe_inputs);
   } else {
     plan.moe_costs = plan.costs;
   }
@@ -288,9 +303,15 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
     plan.edge_costs = layer_costs(bf16_inputs);
   }
 
-  const LayerActivations layer_activation = layer_activation_bytes(shape, par.recompute);
-  const LayerActivations moe_activation =
-      plan.has_moe ? layer_activation_bytes(plan.moe_shape, par.recompute) : layer_activation;
+  const auto activations = [&](const LayerShape& s) {
+    const LayerActivations full = layer_activation_bytes(s, par.recompute);
+    if (recomputed >= 1.0) return full;
+    const LayerActivations kept = layer_activation_bytes(s, Recompute::none);
+    return LayerActivations{kept.stored * (1.0 - recomputed) + full.stored * recomputed,
+                            kept.attention_core * (1.0 - recomputed) + full.attention_core * recomputed};
+  };
+  const LayerActivations layer_activation = activations(shape);
+  const LayerActivations moe_activation = plan.has_moe ? activations(plan.moe_shape) : layer_activation;
 
   // --- 2. Stages -------------------------------------------------------------------------------
   // Layers by model position (the route's order), then by virtual stage: DualPipe's two chunks of a
@@ -736,7 +757,8 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   b.other = overhead;
 
   // Throughput and utilisation.
-  const StepFlops flops = training_step_flops(model, training.global_batch, training.seq_len, par.recompute);
+  const StepFlops flops = training_step_flops(model, training.global_batch, training.seq_len, par.recompute,
+                                              AttentionCount::full, recomputed_layer_fraction(par, model.layers));
   out.model_flops_per_step = flops.model;
   out.hardware_flops_per_step = flops.hardware;
   const double cluster_peak = gpu.peak(precision.compute).value() * gpus;

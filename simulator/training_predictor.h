@@ -53,6 +53,10 @@ struct TrainingPredictorOptions {
   bool describe_placement = true;   // fill TrainingPrediction::placement
 };
 
+// Share of layers that full recomputation re-runs: parallel.recompute_layers over a model chunk's
+// layers (1 when recompute is not full or recompute_layers is 0, meaning all of them).
+double recomputed_layer_fraction(const ParallelConfig& par, int layers);
+
 class TrainingPredictor {
  public:
   explicit TrainingPredictor(CostParameters params = {});
