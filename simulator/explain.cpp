@@ -127,12 +127,22 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
   }
   // Recomputation.
   for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full}) {
-    if (r == p.recompute) continue;
-    add(fmt::format("recompute: {} -> {}", enum_name(p.recompute), enum_name(r)),
+    if (r == p.recompute && !(r == Recompute::full && p.recompute_layers > 0)) continue;
+    std::vector<Override> o = {{"parallel.recompute", std::string(enum_name(r))}};
+    if (p.recompute_layers > 0) o.push_back({"parallel.recompute_layers", "0"});  // every layer, or none
+    add(r == p.recompute ? fmt::format("recompute: {} layers per chunk -> all", p.recompute_layers)
+                         : fmt::format("recompute: {} -> {}", enum_name(p.recompute), enum_name(r)),
         r == Recompute::full ? "recomputes each layer's forward: least activation memory, most extra work"
         : r == Recompute::selective ? "recomputes only attention's core (Korthikanti et al. 2022): little work, much memory saved"
                                     : "no recomputation: no extra forward work, the most activation memory",
-        {{"parallel.recompute", std::string(enum_name(r))}});
+        std::move(o));
+  }
+  // Eager PyTorch modules -> fused kernels.
+  if (t.kernels == KernelFusion::eager) {
+    add("kernels: eager -> fused",
+        "fused norm, RoPE and activation kernels (torch.compile, Transformer Engine): one read and one write per module "
+        "instead of a pass per PyTorch op, and fewer saved tensors",
+        {{"training.kernels", "fused"}});
   }
   // ZeRO stage.
   if (p.dp > 1) {

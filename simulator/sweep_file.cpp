@@ -105,6 +105,8 @@ std::vector<std::string> auto_values(const std::string& key, const Scenario& bas
     return enum_spellings<Recompute>();
   } else if (key == "parallel.offload") {
     return enum_spellings<Offload>();
+  } else if (key == "training.kernels") {
+    return enum_spellings<KernelFusion>();
   } else if (key == "parallel.cp_kind") {
     return enum_spellings<ContextParallelKind>();
   } else if (key == "precision" && base.is_training()) {

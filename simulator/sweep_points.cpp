@@ -14,8 +14,8 @@ namespace {
 // The keys the fast path writes in memory, and how their values read.
 enum class Field {
   tp, pp, dp, cp, ep, expert_tp, vpp, first_stage_layers, last_stage_layers, zero, sequence_parallel,
-  overlap_grad_reduce, overlap_param_gather, tp_comm_overlap, ep_comm_overlap, schedule, recompute, offload, cp_kind, seq_len,
-  global_batch, micro_batch, gpus, precision
+  overlap_grad_reduce, overlap_param_gather, tp_comm_overlap, ep_comm_overlap, schedule, recompute, recompute_layers,
+  offload, cp_kind, seq_len, global_batch, micro_batch, kernels, gpus, precision
 };
 enum class Kind { integer, boolean, word };
 
@@ -43,11 +43,13 @@ constexpr FastKey kFastKeys[] = {
     {"parallel.ep_comm_overlap", Field::ep_comm_overlap, Kind::boolean},
     {"parallel.schedule", Field::schedule, Kind::word},
     {"parallel.recompute", Field::recompute, Kind::word},
+    {"parallel.recompute_layers", Field::recompute_layers, Kind::integer},
     {"parallel.offload", Field::offload, Kind::word},
     {"parallel.cp_kind", Field::cp_kind, Kind::word},
     {"training.seq_len", Field::seq_len, Kind::integer},
     {"training.global_batch", Field::global_batch, Kind::integer},
     {"training.micro_batch", Field::micro_batch, Kind::integer},
+    {"training.kernels", Field::kernels, Kind::word},
     {"system.gpus", Field::gpus, Kind::integer},
     {"precision", Field::precision, Kind::word},
 };
@@ -101,6 +103,7 @@ std::optional<long long> decode(const FastKey& k, const std::string& text) {
         case Field::recompute: return enum_index<Recompute>(s);
         case Field::offload: return enum_index<Offload>(s);
         case Field::cp_kind: return enum_index<ContextParallelKind>(s);
+        case Field::kernels: return enum_index<KernelFusion>(s);
         case Field::precision: {
           // Training one-word precisions (the loader's list for training scenarios).
           for (DataType t : {DataType::fp32, DataType::tf32, DataType::fp16, DataType::bf16, DataType::fp8}) {
@@ -135,11 +138,13 @@ void apply(Field f, long long v, Scenario& sc) {
     case Field::ep_comm_overlap: p.ep_comm_overlap = v != 0; break;
     case Field::schedule: p.schedule = enum_at<PipelineSchedule>(v); break;
     case Field::recompute: p.recompute = enum_at<Recompute>(v); break;
+    case Field::recompute_layers: p.recompute_layers = i; break;
     case Field::offload: p.offload = enum_at<Offload>(v); break;
     case Field::cp_kind: p.cp_kind = enum_at<ContextParallelKind>(v); break;
     case Field::seq_len: std::get<TrainingWorkload>(sc.workload).seq_len = i; break;
     case Field::global_batch: std::get<TrainingWorkload>(sc.workload).global_batch = i; break;
     case Field::micro_batch: std::get<TrainingWorkload>(sc.workload).micro_batch = i; break;
+    case Field::kernels: std::get<TrainingWorkload>(sc.workload).kernels = enum_at<KernelFusion>(v); break;
     case Field::gpus: sc.system.gpus = i; break;
     case Field::precision: sc.precision = precision_shorthand(kAllDataTypes[static_cast<std::size_t>(v)]); break;
   }

@@ -27,6 +27,7 @@ void apply_layout(const TrainingLayout& l, Scenario& sc) {
   p.sequence_parallel = l.sequence_parallel;
   p.schedule = l.schedule;
   p.recompute = l.recompute;
+  p.recompute_layers = 0;     // layouts recompute every layer or none
   p.zero = l.zero;
   p.tp_comm_overlap = l.tp_comm_overlap;
   p.overlap_grad_reduce = l.overlap_grad_reduce;

@@ -3,6 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "simulator/collective_models.h"
 #include "simulator/diff.h"
 #include "simulator/explain.h"
@@ -88,4 +91,29 @@ TEST_CASE("diff attributes a step-time difference to steps that add up to it") {
   CHECK(d.path[0].what.find("parallel layout: pp 8 -> 16, dp 16 -> 8, vpp 3 -> 1") != std::string::npos);
   // Identical scenarios differ in nothing.
   CHECK(diff_training(a, a).path.empty());
+}
+
+TEST_CASE("explain offers fused kernels for an eager PyTorch run, and its recompute edits stay valid with recompute_layers") {
+  // Llama 3 8B on 8 H100s, PP 2 x DP 4, eager modules, full recomputation of 8 of each stage's 16 layers.
+  const Scenario sc = parse_scenario(R"(schema_version: 1
+model: llama3-8b
+system: {preset: dgx-h100, gpus: 8}
+training: {seq_len: 4096, global_batch: 64, micro_batch: 1, kernels: eager}
+parallel: {tp: 1, pp: 2, dp: 4, recompute: full, recompute_layers: 8}
+)", "eager.yaml");
+  const Explanation e = explain_training(sc);
+  const auto find = [&](const std::string& title) {
+    return std::find_if(e.changes.begin(), e.changes.end(), [&](const ExplainChange& c) { return c.title == title; });
+  };
+  const auto tried = [&](const std::string& title) {
+    const auto same = [&](const ExplainChange& c) { return c.title == title; };
+    return std::any_of(e.changes.begin(), e.changes.end(), same) || std::any_of(e.no_fit.begin(), e.no_fit.end(), same);
+  };
+  const auto fused = find("kernels: eager -> fused");
+  REQUIRE(fused != e.changes.end());
+  CHECK(fused->saved.value() > 0.0);
+  // Every recompute edit clears recompute_layers, so none is refused as an invalid scenario.
+  CHECK(tried("recompute: 8 layers per chunk -> all"));
+  CHECK(tried("recompute: full -> none"));
+  CHECK(tried("recompute: full -> selective"));
 }
