@@ -10,7 +10,6 @@ double head_dim_of(const TransformerSpec& m) {
 double norm_parameters(const TransformerSpec& m) {
   return (m.norm == NormKind::layernorm ? 2.0 : 1.0) * m.hidden;
 }
-double mlp_matrices(const TransformerSpec& m) { return m.mlp == MlpKind::swiglu ? 3.0 : 2.0; }
 double expert_width(const TransformerSpec& m) {
   if (m.moe.ffn_hidden > 0) return m.moe.ffn_hidden;
   return m.ffn_hidden > 0 ? m.ffn_hidden : 4.0 * m.hidden;

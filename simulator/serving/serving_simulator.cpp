@@ -51,7 +51,6 @@ ServingRun simulate_serving(const std::vector<RequestSpec>& stream, const Servin
   run.requests.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     RequestState& r = run.requests[i];
-    r.arrival = stream[i].arrival_s;
     r.input = std::max(stream[i].input_len, 1);
     r.output = std::max(stream[i].output_len, 1);
     r.prompt = r.input;

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "simulator/calibration_profile.h"
 #include "simulator/diagnostics.h"
