@@ -117,6 +117,9 @@ std::vector<FieldSpec> editor_fields(const Scenario& s, const Catalog& catalog) 
     f.push_back(integer("parallel.zero", "&ZeRO stage", P, p.zero, "", "0 none, 1 optimizer states, 2 + gradients, 3 + parameters", 0, 3));
     f.push_back(choice("parallel.recompute", "&Recompute", P, q(enum_name(p.recompute)), spellings<Recompute>(),
                        "Activation recomputation"));
+    f.push_back(integer("parallel.recompute_layers", "Recomputed layers", P, p.recompute_layers, "per chunk",
+                        "With full recomputation: layers of each model chunk recomputed; all = every layer", 0, 1 << 16,
+                        "all"));
     f.push_back(choice("parallel.offload", "Offload", P, q(enum_name(p.offload)), spellings<Offload>(),
                        "Optimizer (and parameter) offload to host memory"));
   }
@@ -136,6 +139,8 @@ std::vector<FieldSpec> editor_fields(const Scenario& s, const Catalog& catalog) 
                         "Sequences per optimizer step", 1, 1 << 24));
     f.push_back(integer("training.micro_batch", "Micro-&batch", B, t.micro_batch, "sequences",
                         "Sequences per micro-batch per replica", 1, 1 << 20));
+    f.push_back(choice("training.kernels", "Kernels", R, q(enum_name(t.kernels)), spellings<KernelFusion>(),
+                       "fused: Megatron/Transformer Engine or torch.compile kernels; eager: plain PyTorch ops"));
     return f;
   }
 
