@@ -132,15 +132,15 @@ std::vector<FieldSpec> editor_fields(const Scenario& s, const Catalog& catalog) 
                        {QStringLiteral("fp32"), QStringLiteral("tf32"), QStringLiteral("fp16"), QStringLiteral("bf16"),
                         QStringLiteral("fp8")},
                        "Mixed precision recipe (DESIGN.md: bf16 = BF16 compute and weights, FP32 grads and Adam)"));
-    const QString B = QStringLiteral("Batching");
     const TrainingWorkload& t = s.training();
+    f.push_back(choice("training.kernels", "Kernels", R, q(enum_name(t.kernels)), spellings<KernelFusion>(),
+                       "fused: Megatron/Transformer Engine or torch.compile kernels; eager: plain PyTorch ops"));
+    const QString B = QStringLiteral("Batching");
     f.push_back(integer("training.seq_len", "Se&quence length", B, t.seq_len, "tokens", "Tokens per sequence", 1, 1 << 24));
     f.push_back(integer("training.global_batch", "G&lobal batch", B, t.global_batch, "sequences",
                         "Sequences per optimizer step", 1, 1 << 24));
     f.push_back(integer("training.micro_batch", "Micro-&batch", B, t.micro_batch, "sequences",
                         "Sequences per micro-batch per replica", 1, 1 << 20));
-    f.push_back(choice("training.kernels", "Kernels", R, q(enum_name(t.kernels)), spellings<KernelFusion>(),
-                       "fused: Megatron/Transformer Engine or torch.compile kernels; eager: plain PyTorch ops"));
     return f;
   }
 
