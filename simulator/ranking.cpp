@@ -41,6 +41,12 @@ std::optional<Objective> parse_objective(std::string_view text, const ExprResolv
   return o;
 }
 
+std::vector<double> objective_values(const Candidate& c, std::span<const std::string> objective_texts) {
+  std::vector<double> values(objective_texts.size());
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = c.score[i] * objective_sign(objective_texts[i]);
+  return values;
+}
+
 bool ranks_before(const Candidate& a, const Candidate& b, std::size_t objectives) {
   for (std::size_t i = 0; i < objectives; ++i) {
     if (a.score[i] < b.score[i]) return true;

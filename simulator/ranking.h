@@ -37,6 +37,12 @@ struct Objective {
   }
 };
 
+// +1 for a "min ..." objective, -1 for a "max ..." one, from its text (a table header's objective):
+// a score is the value times this, and the value the score times this.
+inline double objective_sign(std::string_view objective_text) {
+  return objective_text.starts_with("max") ? -1.0 : 1.0;
+}
+
 // Parses "min EXPR" / "max EXPR"; the expression must be a number. On failure fills `error`
 // (columns within `text`).
 std::optional<Objective> parse_objective(std::string_view text, const ExprResolver& resolver, ExprError& error);
@@ -49,6 +55,10 @@ struct Candidate {
   std::array<double, kMaxObjectives> score{};
   std::vector<double> row;
 };
+
+// The first `objective_texts.size()` objectives' values of a candidate, as a table shows them (its
+// scores with the max objectives' sign undone).
+std::vector<double> objective_values(const Candidate& c, std::span<const std::string> objective_texts);
 
 // a before b in the ranking (scores lexicographically, then point index).
 bool ranks_before(const Candidate& a, const Candidate& b, std::size_t objectives);

@@ -46,12 +46,8 @@ void write_search_table(std::ostream& out, TableFormat format, const TableHeader
   const FieldTable& fields = FieldTable::training();
   TableWriter writer(out, format, header, fields);
   writer.begin();
-  const std::size_t n = header.objectives.size();
   for (const Candidate& c : result.best) {
-    std::vector<double> objectives(c.score.begin(), c.score.begin() + static_cast<long>(n));
-    for (std::size_t i = 0; i < n; ++i) {
-      if (header.objectives[i].rfind("max", 0) == 0) objectives[i] = -objectives[i];
-    }
+    const std::vector<double> objectives = objective_values(c, header.objectives);
     if (texts_of) {
       const std::vector<std::string> texts = texts_of(c);
       writer.row(c.point, c.row, objectives, texts);

@@ -233,13 +233,8 @@ void write_serving_search_table(std::ostream& out, TableFormat format, const Tab
                                 const ServingSearchResult& result) {
   TableWriter writer(out, format, header, FieldTable::serving());
   writer.begin();
-  const std::size_t n = header.objectives.size();
   for (const Candidate& c : result.best) {
-    std::vector<double> objectives(c.score.begin(), c.score.begin() + static_cast<long>(n));
-    for (std::size_t i = 0; i < n; ++i) {
-      if (header.objectives[i].rfind("max", 0) == 0) objectives[i] = -objectives[i];
-    }
-    writer.row(c.point, c.row, objectives);
+    writer.row(c.point, c.row, objective_values(c, header.objectives));
   }
   TableSummary s;
   s.points = result.counts.enumerated;

@@ -65,8 +65,7 @@ Table merge_tables(const std::vector<Table>& shards, const std::vector<std::stri
     Candidate c;
     c.point = rows[i]->point;
     for (std::size_t k = 0; k < objectives && k < kMaxObjectives; ++k) {
-      const bool maximize = first.objectives[k].rfind("max", 0) == 0;
-      c.score[k] = maximize ? -rows[i]->objectives[k] : rows[i]->objectives[k];
+      c.score[k] = rows[i]->objectives[k] * objective_sign(first.objectives[k]);
     }
     c.row = {static_cast<double>(i)};  // index into `rows`
     candidates.push_back(std::move(c));
