@@ -68,6 +68,12 @@ constexpr std::int64_t kUidO = 4;
 constexpr std::int64_t kUidStats = 5;
 constexpr std::int64_t kUidScale = 6;
 constexpr std::int64_t kUidNegInf = 7;
+constexpr std::int64_t kUidDO = 8;
+constexpr std::int64_t kUidDQ = 9;
+constexpr std::int64_t kUidDK = 10;
+constexpr std::int64_t kUidDV = 11;
+constexpr std::int64_t kUidDQAccum = 12;
+constexpr std::int64_t kUidOne = 13;
 constexpr std::int64_t kFirstVirtualUid = 100;
 
 }  // namespace
@@ -81,7 +87,9 @@ std::string cudnn_version() {
   return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
 }
 
-struct CudnnSdpaForward::Impl {
+// One operation graph, its execution plan and the descriptors both refer to: the forward and the
+// backward SDPA graphs are built with the same helpers and planned the same way.
+struct SdpaGraph {
   cudnnHandle_t handle = nullptr;
   // Every descriptor the graph refers to stays alive with the plan; a deque keeps references to
   // its elements valid as it grows.
@@ -93,6 +101,7 @@ struct CudnnSdpaForward::Impl {
   bool causal = false;
   float scale = 1.0f;
   float negative_infinity = std::numeric_limits<float>::lowest();
+  float one = 1.0f;
   std::string engine;
   // The variant pack of the last run, rebuilt only when the buffers change, so repeated runs
   // (hot measurements) pay no host-side descriptor work.
@@ -101,13 +110,19 @@ struct CudnnSdpaForward::Impl {
   Descriptor pack{CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR};
   bool pack_ready = false;
 
-  ~Impl() {
+  SdpaGraph() { STEPCAST_CUDNN(cudnnCreate(&handle)); }
+  ~SdpaGraph() {
     if (handle != nullptr) cudnnDestroy(handle);
   }
+  SdpaGraph(const SdpaGraph&) = delete;
+  SdpaGraph& operator=(const SdpaGraph&) = delete;
 
   const Descriptor& tensor(std::int64_t uid, cudnnDataType_t type, const Dims& dims, const Dims& strides, bool is_virtual,
-                           bool by_value = false) {
+                           bool by_value = false, cudnnBackendTensorReordering_t reordering = CUDNN_TENSOR_REORDERING_NONE) {
     Descriptor t(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    if (reordering != CUDNN_TENSOR_REORDERING_NONE) {
+      set(t, CUDNN_ATTR_TENSOR_REORDERING_MODE, CUDNN_TYPE_TENSOR_REORDERING_MODE, 1, &reordering);
+    }
     const std::int64_t alignment = 16;
     set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
     set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims.data());
@@ -173,7 +188,40 @@ struct CudnnSdpaForward::Impl {
     ops.push_back(std::move(op));
   }
 
-  void build(ElementFormat format, const AttentionShape& s) {
+  // A view of x with other dims/strides (cudnn-frontend uses it for the transposes of P, dS, K).
+  void reshape(const Descriptor& x, const Descriptor& y) {
+    Descriptor op(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR);
+    set(op, CUDNN_ATTR_OPERATION_RESHAPE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, x.ref());
+    set(op, CUDNN_ATTR_OPERATION_RESHAPE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, y.ref());
+    STEPCAST_CUDNN(cudnnBackendFinalize(op.get()));
+    ops.push_back(std::move(op));
+  }
+
+  // Runs the plan with these tensors bound by uid. The variant pack is rebuilt only when the
+  // pointers change, so repeated runs pay no host-side descriptor work.
+  void execute(cudaStream_t stream, const std::vector<std::int64_t>& uids, const std::vector<void*>& pointers,
+               void* workspace_ptr) {
+    const cudnnStatus_t stream_status = cudnnSetStream(handle, stream);
+    if (stream_status != CUDNN_STATUS_SUCCESS) {
+      throw std::runtime_error("cudnnSetStream: " + cudnn_message(stream_status));
+    }
+    if (!pack_ready || pointers != pack_pointers || workspace_ptr != pack_workspace) {
+      Descriptor p(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+      set(p, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, static_cast<std::int64_t>(uids.size()), uids.data());
+      set(p, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, static_cast<std::int64_t>(pointers.size()),
+          pointers.data());
+      set(p, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace_ptr);
+      STEPCAST_CUDNN(cudnnBackendFinalize(p.get()));
+      pack = std::move(p);
+      pack_pointers = pointers;
+      pack_workspace = workspace_ptr;
+      pack_ready = true;
+    }
+    const cudnnStatus_t status = cudnnBackendExecute(handle, plan.get(), pack.get());
+    if (status != CUDNN_STATUS_SUCCESS) throw std::runtime_error("cudnnBackendExecute: " + cudnn_message(status));
+  }
+
+  void build_forward(ElementFormat format, const AttentionShape& s) {
     if (format != ElementFormat::bf16 && format != ElementFormat::fp16) {
       throw CudnnUnsupported("cuDNN SDPA is built here for fp16 and bf16");
     }
@@ -235,6 +283,147 @@ struct CudnnSdpaForward::Impl {
     pointwise(CUDNN_POINTWISE_DIV, f32, exps, &row_sum, nullptr, probs);
     matmul(probs, v, o);
 
+    choose_plan();
+  }
+
+  // The backward graph of cudnn-frontend's SDPA backward node (node/scaled_dot_product_flash_attention.h,
+  // SDPABackwardNode, as of cuDNN 9), written with the backend API:
+  //   D  = sum_row(dO * O) * 1                           [b, h, s_q, 1]
+  //   S  = (Q K^T) * scale, causal select; P = exp(S - Stats)
+  //   dV = P^T dO                (GQA: per query head, then summed over each KV head's group)
+  //   dS = (dO V^T * 1 - D) * P * scale
+  //   dK = dS^T Q                (GQA as dV)
+  //   dQ = identity(dQ_accum),  dQ_accum = dS K: an fp32 non-virtual accumulator in F16x16
+  //        reordering that the caller zeroes before each run (the frontend puts it in its
+  //        workspace and memsets it; its presence selects cuDNN 9's non-workspace dP algorithm).
+  // K and V enter transposed ([b, hk, d, s_kv] views of BSHD storage) as the backend expects;
+  // the P^T, dS^T and K views are reshape operations.
+  // `ds_in_io`: dS enters dQ's matmul in the I/O type instead of fp32 (a variant tried when
+  // cuDNN refuses the frontend's form).
+  void build_backward(ElementFormat format, const AttentionShape& s, bool ds_in_io) {
+    if (format != ElementFormat::bf16 && format != ElementFormat::fp16) {
+      throw CudnnUnsupported("cuDNN SDPA is built here for fp16 and bf16");
+    }
+    if (s.causal && s.seq_q != s.seq_kv) {
+      throw CudnnUnsupported("the causal mask built here is top-left aligned; it needs seq_q == seq_kv");
+    }
+    causal = s.causal;
+    scale = s.scale;
+    const cudnnDataType_t io = format == ElementFormat::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
+    const std::int64_t b = s.batch;
+    const std::int64_t h = s.heads;
+    const std::int64_t hk = s.kv_heads;
+    const std::int64_t sq = s.seq_q;
+    const std::int64_t skv = s.seq_kv;
+    const std::int64_t d = s.head_dim;
+    const Dims q_dims = {b, h, sq, d};
+    const Dims q_strides = {sq * h * d, d, h * d, 1};  // BSHD
+    const Dims kv_dims = {b, hk, skv, d};
+    const Dims kv_strides = {skv * hk * d, d, hk * d, 1};
+    const Dims kv_t_dims = {b, hk, d, skv};
+    const Dims kv_t_strides = {skv * hk * d, d, 1, hk * d};
+    const Dims score_dims = {b, h, sq, skv};
+    const Dims score_strides = {h * sq * skv, sq * skv, skv, 1};
+    const Dims score_t_dims = {b, h, skv, sq};
+    const Dims score_t_strides = {h * sq * skv, sq * skv, 1, skv};
+    const Dims row_dims = {b, h, sq, 1};
+    const Dims row_strides = {h * sq, sq, 1, 1};
+    const Dims per_head_kv_dims = {b, h, skv, d};
+    const Dims per_head_kv_strides = {h * skv * d, skv * d, d, 1};
+    const Dims scalar = {1, 1, 1, 1};
+
+    const Descriptor& q = tensor(kUidQ, io, q_dims, q_strides, false);
+    const Descriptor& k_t = tensor(kUidK, io, kv_t_dims, kv_t_strides, false);
+    const Descriptor& v_t = tensor(kUidV, io, kv_t_dims, kv_t_strides, false);
+    const Descriptor& o = tensor(kUidO, io, q_dims, q_strides, false);
+    const Descriptor& d_o = tensor(kUidDO, io, q_dims, q_strides, false);
+    const Descriptor& stats = tensor(kUidStats, f32, row_dims, row_strides, false);
+    const Descriptor& dq = tensor(kUidDQ, io, q_dims, q_strides, false);
+    const Descriptor& dk = tensor(kUidDK, io, kv_dims, kv_strides, false);
+    const Descriptor& dv = tensor(kUidDV, io, kv_dims, kv_strides, false);
+    const Descriptor& dq_accum = tensor(kUidDQAccum, f32, q_dims, {h * sq * d, sq * d, d, 1}, false, false,
+                                        CUDNN_TENSOR_REORDERING_F16x16);
+    const Descriptor& scale_t = tensor(kUidScale, f32, scalar, scalar, false, true);
+    const Descriptor& one_t = tensor(kUidOne, f32, scalar, scalar, false, true);
+
+    // D = rowsum(dO * O) * 1
+    const Descriptor& do_o = virtual_tensor(f32, q_dims, {h * sq * d, sq * d, h * d, 1});
+    pointwise(CUDNN_POINTWISE_MUL, f32, d_o, &o, nullptr, do_o);
+    const Descriptor& d_raw = virtual_tensor(f32, row_dims, row_strides);
+    reduction(CUDNN_REDUCE_TENSOR_ADD, do_o, d_raw);
+    const Descriptor& d_sum = virtual_tensor(f32, row_dims, row_strides);
+    pointwise(CUDNN_POINTWISE_MUL, f32, d_raw, &one_t, nullptr, d_sum);
+
+    // P = exp(S * scale (masked) - Stats)
+    const Descriptor& s_raw = virtual_tensor(f32, score_dims, score_strides);
+    matmul(q, k_t, s_raw);
+    const Descriptor* scores = &virtual_tensor(f32, score_dims, score_strides);
+    pointwise(CUDNN_POINTWISE_MUL, f32, s_raw, &scale_t, nullptr, *scores);
+    if (causal) {
+      const Descriptor& neg_inf = tensor(kUidNegInf, f32, scalar, scalar, false, true);
+      const Descriptor& rows = virtual_tensor(f32, score_dims, score_strides);
+      const Descriptor& cols = virtual_tensor(f32, score_dims, score_strides);
+      const Descriptor& mask = virtual_tensor(CUDNN_DATA_BOOLEAN, score_dims, score_strides);
+      const Descriptor& masked = virtual_tensor(f32, score_dims, score_strides);
+      pointwise(CUDNN_POINTWISE_GEN_INDEX, f32, *scores, nullptr, nullptr, rows, 2);
+      pointwise(CUDNN_POINTWISE_GEN_INDEX, f32, *scores, nullptr, nullptr, cols, 3);
+      pointwise(CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, rows, &cols, nullptr, mask);
+      pointwise(CUDNN_POINTWISE_BINARY_SELECT, f32, *scores, &neg_inf, &mask, masked);
+      scores = &masked;
+    }
+    const Descriptor& shifted = virtual_tensor(f32, score_dims, score_strides);
+    pointwise(CUDNN_POINTWISE_SUB, f32, *scores, &stats, nullptr, shifted);
+    const Descriptor& probs = virtual_tensor(f32, score_dims, score_strides);
+    pointwise(CUDNN_POINTWISE_EXP, f32, shifted, nullptr, nullptr, probs);
+
+    // dV = P^T dO (summed over the query heads of each KV head)
+    const Descriptor& probs_t = virtual_tensor(io, score_t_dims, score_t_strides);
+    reshape(probs, probs_t);
+    if (h == hk) {
+      matmul(probs_t, d_o, dv);
+    } else {
+      const Descriptor& dv_per_head = virtual_tensor(io, per_head_kv_dims, per_head_kv_strides);
+      matmul(probs_t, d_o, dv_per_head);
+      reduction(CUDNN_REDUCE_TENSOR_ADD, dv_per_head, dv);
+    }
+
+    // dS = (dO V^T * 1 - D) * P * scale
+    const Descriptor& dp = virtual_tensor(f32, score_dims, score_strides);
+    matmul(d_o, v_t, dp);
+    const Descriptor& dp_one = virtual_tensor(f32, score_dims, score_strides);
+    pointwise(CUDNN_POINTWISE_MUL, f32, dp, &one_t, nullptr, dp_one);
+    const Descriptor& dp_d = virtual_tensor(f32, score_dims, score_strides);
+    pointwise(CUDNN_POINTWISE_SUB, f32, dp_one, &d_sum, nullptr, dp_d);
+    const Descriptor& ds_unscaled = virtual_tensor(f32, score_dims, score_strides);
+    pointwise(CUDNN_POINTWISE_MUL, f32, dp_d, &probs, nullptr, ds_unscaled);
+    const Descriptor& ds = virtual_tensor(ds_in_io ? io : f32, score_dims, score_strides);
+    pointwise(CUDNN_POINTWISE_MUL, f32, ds_unscaled, &scale_t, nullptr, ds);
+
+    // dK = dS^T Q (summed as dV)
+    const Descriptor& ds_t = virtual_tensor(io, score_t_dims, score_t_strides);
+    reshape(ds, ds_t);
+    if (h == hk) {
+      matmul(ds_t, q, dk);
+    } else {
+      const Descriptor& dk_per_head = virtual_tensor(io, per_head_kv_dims, per_head_kv_strides);
+      matmul(ds_t, q, dk_per_head);
+      reduction(CUDNN_REDUCE_TENSOR_ADD, dk_per_head, dk);
+    }
+
+    // dQ = dS K through the fp32 accumulator
+    const Descriptor& k = virtual_tensor(io, kv_dims, kv_strides);
+    reshape(k_t, k);
+    matmul(ds, k, dq_accum);
+    pointwise(CUDNN_POINTWISE_IDENTITY, f32, dq_accum, nullptr, nullptr, dq);
+
+    choose_plan();
+  }
+
+  // Finalizes the operation graph of `ops` and picks the first engine configuration that builds a
+  // plan: heuristic mode A's, best first, then every engine in cuDNN's global list. Throws
+  // CudnnUnsupported with every refusal when none does.
+  void choose_plan() {
     Descriptor graph(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
     std::vector<cudnnBackendDescriptor_t> raw_ops;
     for (const Descriptor& op : ops) raw_ops.push_back(op.get());
@@ -321,9 +510,10 @@ struct CudnnSdpaForward::Impl {
   }
 };
 
+struct CudnnSdpaForward::Impl : SdpaGraph {};
+
 CudnnSdpaForward::CudnnSdpaForward(ElementFormat format, const AttentionShape& shape) : m_impl(std::make_unique<Impl>()) {
-  STEPCAST_CUDNN(cudnnCreate(&m_impl->handle));
-  m_impl->build(format, shape);
+  m_impl->build_forward(format, shape);
 }
 
 CudnnSdpaForward::~CudnnSdpaForward() = default;
@@ -334,10 +524,6 @@ const std::string& CudnnSdpaForward::engine_description() const { return m_impl-
 
 void CudnnSdpaForward::run(cudaStream_t stream, const void* q, const void* k, const void* v, void* o, float* stats,
                            void* workspace) const {
-  const cudnnStatus_t stream_status = cudnnSetStream(m_impl->handle, stream);
-  if (stream_status != CUDNN_STATUS_SUCCESS) {
-    throw std::runtime_error("cudnnSetStream: " + cudnn_message(stream_status));
-  }
   std::vector<std::int64_t> uids = {kUidQ, kUidK, kUidV, kUidO, kUidStats, kUidScale};
   std::vector<void*> pointers = {const_cast<void*>(q), const_cast<void*>(k), const_cast<void*>(v), o, stats,
                                  &m_impl->scale};
@@ -345,20 +531,66 @@ void CudnnSdpaForward::run(cudaStream_t stream, const void* q, const void* k, co
     uids.push_back(kUidNegInf);
     pointers.push_back(&m_impl->negative_infinity);
   }
-  if (!m_impl->pack_ready || pointers != m_impl->pack_pointers || workspace != m_impl->pack_workspace) {
-    Descriptor pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, static_cast<std::int64_t>(uids.size()), uids.data());
-    set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, static_cast<std::int64_t>(pointers.size()),
-        pointers.data());
-    set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace);
-    STEPCAST_CUDNN(cudnnBackendFinalize(pack.get()));
-    m_impl->pack = std::move(pack);
-    m_impl->pack_pointers = pointers;
-    m_impl->pack_workspace = workspace;
-    m_impl->pack_ready = true;
+  m_impl->execute(stream, uids, pointers, workspace);
+}
+
+namespace {
+// The fp32 dQ accumulator sits after cuDNN's own workspace, 256-byte aligned.
+std::size_t align_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+}  // namespace
+
+struct CudnnSdpaBackward::Impl {
+  std::unique_ptr<SdpaGraph> graph;
+  std::size_t accumulator_bytes = 0;
+  std::string description;
+};
+
+CudnnSdpaBackward::CudnnSdpaBackward(ElementFormat format, const AttentionShape& shape)
+    : m_impl(std::make_unique<Impl>()) {
+  m_impl->accumulator_bytes = static_cast<std::size_t>(shape.batch) * shape.heads * shape.seq_q * shape.head_dim * 4;
+  // The frontend's form first (dS in fp32 into dQ's matmul), then dS in the I/O type.
+  std::string failures;
+  for (bool ds_in_io : {false, true}) {
+    auto graph = std::make_unique<SdpaGraph>();
+    try {
+      graph->build_backward(format, shape, ds_in_io);
+    } catch (const CudnnUnsupported& e) {
+      failures += std::string(failures.empty() ? "" : " | ") + (ds_in_io ? "dS in I/O type: " : "dS in fp32: ") + e.what();
+      continue;
+    }
+    m_impl->description = graph->engine + (ds_in_io ? "; dS in the I/O type" : "; dS in fp32") +
+                          "; includes zeroing the fp32 dQ accumulator";
+    m_impl->graph = std::move(graph);
+    return;
   }
-  const cudnnStatus_t status = cudnnBackendExecute(m_impl->handle, m_impl->plan.get(), m_impl->pack.get());
-  if (status != CUDNN_STATUS_SUCCESS) throw std::runtime_error("cudnnBackendExecute: " + cudnn_message(status));
+  throw CudnnUnsupported("no cuDNN engine runs this SDPA backward graph: " + failures);
+}
+
+CudnnSdpaBackward::~CudnnSdpaBackward() = default;
+
+std::size_t CudnnSdpaBackward::workspace_bytes() const {
+  return align_up(static_cast<std::size_t>(m_impl->graph->workspace)) + m_impl->accumulator_bytes;
+}
+
+const std::string& CudnnSdpaBackward::engine_description() const { return m_impl->description; }
+
+void CudnnSdpaBackward::run(cudaStream_t stream, const void* q, const void* k, const void* v, const void* o,
+                            const void* d_o, const float* stats, void* dq, void* dk, void* dv, void* workspace) const {
+  SdpaGraph& g = *m_impl->graph;
+  void* accumulator = static_cast<char*>(workspace) + align_up(static_cast<std::size_t>(g.workspace));
+  const cudaError_t zeroed = cudaMemsetAsync(accumulator, 0, m_impl->accumulator_bytes, stream);
+  if (zeroed != cudaSuccess) throw std::runtime_error(std::string("cudaMemsetAsync: ") + cudaGetErrorString(zeroed));
+  std::vector<std::int64_t> uids = {kUidQ,  kUidK,  kUidV,        kUidO,     kUidDO,  kUidStats, kUidDQ,
+                                    kUidDK, kUidDV, kUidDQAccum, kUidScale, kUidOne};
+  std::vector<void*> pointers = {const_cast<void*>(q), const_cast<void*>(k),    const_cast<void*>(v),
+                                 const_cast<void*>(o), const_cast<void*>(d_o),  const_cast<float*>(stats),
+                                 dq,                   dk,                      dv,
+                                 accumulator,          &g.scale,                &g.one};
+  if (g.causal) {
+    uids.push_back(kUidNegInf);
+    pointers.push_back(&g.negative_infinity);
+  }
+  g.execute(stream, uids, pointers, workspace);
 }
 
 }  // namespace stepcast::kernels

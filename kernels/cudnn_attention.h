@@ -1,24 +1,29 @@
 #pragma once
-// Fused flash-attention forward through cuDNN's backend graph API (kernels/cudnn_attention.cpp).
+// Fused flash-attention forward and backward through cuDNN's backend graph API
+// (kernels/cudnn_attention.cpp).
 //
 // cuDNN runs scaled dot-product attention as one fused kernel when given the operation graph
 // its flash-attention engines recognise. The cudnn-frontend library builds that graph; it is not
-// installed here, so this file builds the same graph with the backend C API, following the
-// structure of cudnn-frontend's composite SDPA forward node
-// (include/cudnn_frontend/node/scaled_dot_product_flash_attention.h and node/softmax.h):
+// installed here, so this file builds the same graphs with the backend C API, following the
+// structure of cudnn-frontend's composite SDPA nodes
+// (include/cudnn_frontend/node/scaled_dot_product_flash_attention.h and node/softmax.h).
+// Forward:
 //   S = matmul(Q, K^T)                     [b, h, s_q, s_kv], fp32 virtual
 //   S = S * scale                          pass-by-value scale
 //   causal: S = select(row >= col, S, -FLT_MAX) with GEN_INDEX rows/cols (top-left aligned)
 //   M = max_row(S); E = exp(S - M); Z = sum_row(E)
 //   Stats = M + log(Z)                     [b, h, s_q, 1] fp32 output (what backward needs)
 //   P = E / Z; O = matmul(P, V)            [b, h, s_q, d] output
-// with BSHD strides for Q, K, V and O and grouped-query K/V heads. Plans are chosen by cuDNN's
-// heuristic mode A; the first engine configuration that finalizes is used.
+// Backward (the frontend's SDPABackwardNode): P = exp(S - Stats), D = rowsum(dO * O),
+//   dV = P^T dO, dS = (dO V^T - D) * P * scale, dK = dS^T Q, dQ = dS K (fp32 accumulator),
+//   with grouped-query dK/dV summed over each KV head's query heads.
+// Both use BSHD strides for Q, K, V, O (and dO, dQ, dK, dV) and grouped-query K/V heads. Plans
+// are chosen by cuDNN's heuristic mode A; the first engine configuration that finalizes is used,
+// else the first engine of cuDNN's global list that does.
 //
-// Whether cuDNN's heuristics accept the graph is only known at run time on a GPU: construction
+// Whether cuDNN's heuristics accept a graph is only known at run time on a GPU: construction
 // throws CudnnUnsupported with cuDNN's own message when they do not, and the harness then records
-// the point as skipped and measures stepcast's own kernel. Backward is not built here (see
-// kernels/attention.h for the kernel measured instead).
+// the point as skipped.
 
 #include <cuda_runtime_api.h>
 
@@ -51,6 +56,28 @@ class CudnnSdpaForward {
   // q, k, v, o in BSHD; stats [b, h, s_q] fp32; workspace of workspace_bytes().
   void run(cudaStream_t stream, const void* q, const void* k, const void* v, void* o, float* stats,
            void* workspace) const;
+  [[nodiscard]] std::size_t workspace_bytes() const;
+  [[nodiscard]] const std::string& engine_description() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+// The gradients of attention given the forward's O and Stats (CudnnSdpaForward's outputs).
+class CudnnSdpaBackward {
+ public:
+  // Throws CudnnUnsupported when cuDNN has no engine for the graph (or causal with s_q != s_kv).
+  CudnnSdpaBackward(ElementFormat format, const AttentionShape& shape);
+  ~CudnnSdpaBackward();
+  CudnnSdpaBackward(const CudnnSdpaBackward&) = delete;
+  CudnnSdpaBackward& operator=(const CudnnSdpaBackward&) = delete;
+
+  // q, k, v, o, d_o, dq, dk, dv in BSHD; stats [b, h, s_q] fp32 from the forward; workspace of
+  // workspace_bytes() (cuDNN's plus the fp32 dQ accumulator, which each run zeroes on `stream`
+  // before cuDNN's kernels, as cudnn-frontend does).
+  void run(cudaStream_t stream, const void* q, const void* k, const void* v, const void* o, const void* d_o,
+           const float* stats, void* dq, void* dk, void* dv, void* workspace) const;
   [[nodiscard]] std::size_t workspace_bytes() const;
   [[nodiscard]] const std::string& engine_description() const;
 

@@ -134,44 +134,110 @@ std::vector<GemmInputs> gemm_grid(const HarnessOptions& options) {
 
 std::vector<AttentionInputs> attention_grid(const HarnessOptions& options) {
   std::vector<AttentionInputs> grid;
-  const auto add = [&](AttentionDirection dir, std::int64_t batch, std::int64_t heads, std::int64_t kv_heads,
-                       std::int64_t seq_q, std::int64_t seq_kv, std::int64_t d, bool causal, std::int64_t block) {
+  // --ops selects by direction (forward, backward, decode): run.sh measures the backward points
+  // in a process of their own, so a failure there cannot take the forward grid with it.
+  const auto add = [&](const char* impl, AttentionDirection dir, std::int64_t batch, std::int64_t heads,
+                       std::int64_t kv_heads, std::int64_t seq, std::int64_t d, bool causal,
+                       DataType dtype = DataType::bf16) {
+    if (!wanted(options.ops, to_string(dir))) return;
     AttentionInputs a;
-    a.impl = dir == AttentionDirection::decode ? "stepcast_paged_decode" : "stepcast_flash";
+    a.impl = impl;
     a.direction = dir;
-    a.dtype = DataType::bf16;
+    a.dtype = dtype;
     a.batch = batch;
     a.heads = heads;
     a.kv_heads = kv_heads;
-    a.seq_q = seq_q;
-    a.seq_kv = seq_kv;
+    a.seq_q = seq;
+    a.seq_kv = seq;
     a.head_dim = d;
     a.causal = causal;
-    a.kv_block = block;
     grid.push_back(a);
   };
-  // Training and prefill: 16384 tokens per call, Llama-3-style GQA (32 heads, 8 KV heads, d 128).
-  constexpr std::int64_t kTokens = 16384;
-  const std::vector<std::int64_t> seqs = options.quick ? std::vector<std::int64_t>{2048}
-                                                       : std::vector<std::int64_t>{1024, 4096, 8192};
-  for (AttentionDirection dir : {AttentionDirection::forward, AttentionDirection::backward}) {
-    for (std::int64_t s : seqs) {
-      for (bool causal : {true, false}) {
-        if (options.quick && !causal) continue;
-        add(dir, kTokens / s, 32, 8, s, s, 128, causal, 0);
-      }
-    }
-    if (!options.quick) add(dir, kTokens / 2048, 16, 16, 2048, 2048, 64, true, 0);  // GPT-style MHA, d 64
+  const auto add_decode = [&](std::int64_t batch, std::int64_t heads, std::int64_t kv_heads, std::int64_t context) {
+    if (!wanted(options.ops, "decode")) return;
+    AttentionInputs a;
+    a.impl = "stepcast_paged_decode";
+    a.direction = AttentionDirection::decode;
+    a.batch = batch;
+    a.heads = heads;
+    a.kv_heads = kv_heads;
+    a.seq_q = 1;
+    a.seq_kv = context;
+    a.head_dim = 128;
+    a.causal = true;
+    a.kv_block = 16;  // vLLM's default block size
+    grid.push_back(a);
+  };
+  constexpr const char* kCudnn = "cudnn_sdpa";
+  constexpr const char* kOwn = "stepcast_flash";
+  constexpr auto kFwd = AttentionDirection::forward;
+  constexpr auto kBwd = AttentionDirection::backward;
+
+  if (options.quick) {
+    add(kCudnn, kFwd, 8, 32, 8, 2048, 128, true);
+    add(kOwn, kFwd, 8, 32, 8, 2048, 128, true);
+    add_decode(16, 32, 8, 2048);
+    add(kOwn, kBwd, 8, 32, 8, 2048, 128, true);
+    add(kCudnn, kBwd, 8, 32, 8, 2048, 128, true);
+    return grid;
   }
-  // Decode over a paged KV cache of 16-token blocks (vLLM's default block size).
-  const std::vector<std::int64_t> batches = options.quick ? std::vector<std::int64_t>{16}
-                                                          : std::vector<std::int64_t>{1, 16, 64, 128};
-  const std::vector<std::int64_t> contexts = options.quick ? std::vector<std::int64_t>{2048}
-                                                           : std::vector<std::int64_t>{1024, 8192};
-  for (std::int64_t b : batches) {
-    for (std::int64_t ctx : contexts) add(AttentionDirection::decode, b, 32, 8, 1, ctx, 128, true, 16);
+
+  // cuDNN's fused SDPA (what frameworks run, and what calibration fits) over the shapes the
+  // simulator prices: head dim 64 and 128, 512 to 32768 tokens, batch 1 to 32, causal and not,
+  // MHA and GQA (Llama 3 8B 32/8, 70B 64/8, 70B at TP=8 8/1; GPT-style 16/16 and 32/32 at d 64
+  // and 128), bf16 and a few fp16. Forward points first, then stepcast's own kernel on a few
+  // shapes (about 2% of peak: validated, never fitted), then decode, then every backward point.
+  struct Shape {
+    std::int64_t batch, heads, kv_heads, seq, d;
+    bool causal;
+    DataType dtype;
+  };
+  const auto bf = DataType::bf16;
+  const auto fp = DataType::fp16;
+  std::vector<Shape> forward_shapes;
+  // Llama 3 8B attention at 16384 tokens per call, every sequence length from 512 to 16384.
+  for (std::int64_t s : {512, 1024, 2048, 4096, 8192, 16384}) {
+    for (bool causal : {true, false}) forward_shapes.push_back({16384 / s, 32, 8, s, 128, causal, bf});
   }
-  if (!options.quick) add(AttentionDirection::decode, 64, 8, 1, 1, 4096, 128, true, 16);  // Llama 3 70B at TP=8
+  forward_shapes.insert(forward_shapes.end(), {
+      {1, 32, 8, 512, 128, true, bf},      // one short sequence: a launch-bound point
+      {1, 32, 8, 2048, 128, true, bf},     // batch 1: few CTAs per SM
+      {32, 32, 8, 4096, 128, true, bf},    // batch 32: 131072 tokens
+      {1, 32, 8, 32768, 128, true, bf},    // long context
+      {2, 64, 8, 4096, 128, true, bf},     // Llama 3 70B
+      {1, 64, 8, 8192, 128, false, bf},
+      {2, 8, 1, 8192, 128, true, bf},      // Llama 3 70B at TP=8 (MQA per GPU)
+      {8, 8, 1, 2048, 128, false, bf},
+      {4, 32, 32, 4096, 128, true, bf},    // Llama 2 7B (MHA, d 128)
+      {8, 16, 16, 2048, 64, true, bf},     // GPT-style MHA, d 64
+      {8, 16, 16, 2048, 64, false, bf},
+      {16, 32, 32, 1024, 64, true, bf},
+      {2, 32, 32, 8192, 64, true, bf},
+      {32, 16, 16, 512, 64, false, bf},
+      {8, 32, 8, 2048, 128, true, fp},     // fp16
+      {4, 16, 16, 4096, 64, false, fp},
+  });
+  for (const Shape& s : forward_shapes) add(kCudnn, kFwd, s.batch, s.heads, s.kv_heads, s.seq, s.d, s.causal, s.dtype);
+  // stepcast's own kernels: a few shapes (seconds each at its speed).
+  const std::vector<Shape> own_shapes = {
+      {16, 32, 8, 1024, 128, true, bf}, {4, 32, 8, 4096, 128, true, bf}, {4, 32, 8, 4096, 128, false, bf},
+      {8, 16, 16, 2048, 64, true, bf}};
+  for (const Shape& s : own_shapes) add(kOwn, kFwd, s.batch, s.heads, s.kv_heads, s.seq, s.d, s.causal, s.dtype);
+  // Decode over a paged KV cache.
+  for (std::int64_t b : {1, 16, 64, 128}) {
+    for (std::int64_t ctx : {1024, 8192}) add_decode(b, 32, 8, ctx);
+  }
+  add_decode(64, 8, 1, 4096);  // Llama 3 70B at TP=8
+  // Backward: stepcast's own kernel on its shapes, then cuDNN's (about 2.5x a forward's time).
+  for (const Shape& s : own_shapes) add(kOwn, kBwd, s.batch, s.heads, s.kv_heads, s.seq, s.d, s.causal, s.dtype);
+  const std::vector<Shape> backward_shapes = {
+      {32, 32, 8, 512, 128, true, bf},   {16, 32, 8, 1024, 128, true, bf}, {16, 32, 8, 1024, 128, false, bf},
+      {8, 32, 8, 2048, 128, true, bf},   {8, 32, 8, 2048, 128, false, bf}, {4, 32, 8, 4096, 128, true, bf},
+      {2, 32, 8, 8192, 128, true, bf},   {2, 32, 8, 8192, 128, false, bf}, {1, 32, 8, 16384, 128, true, bf},
+      {1, 32, 8, 2048, 128, true, bf},   {2, 64, 8, 4096, 128, true, bf},  {2, 8, 1, 8192, 128, true, bf},
+      {4, 32, 32, 4096, 128, true, bf},  {8, 16, 16, 2048, 64, true, bf},  {8, 16, 16, 2048, 64, false, bf},
+      {2, 32, 32, 8192, 64, true, bf},   {8, 32, 8, 2048, 128, true, fp}};
+  for (const Shape& s : backward_shapes) add(kCudnn, kBwd, s.batch, s.heads, s.kv_heads, s.seq, s.d, s.causal, s.dtype);
   return grid;
 }
 

@@ -166,7 +166,7 @@ options:
   --quick                 small grids: a smoke test in seconds
   --list                  print the points that would be measured, measure nothing
   --precisions LIST       gemm precisions, e.g. bf16,fp8 (default: all the GPU supports)
-  --ops LIST              collectives or elementwise ops to run
+  --ops LIST              collectives or elementwise ops to run; attention: forward,backward,decode
   --sizes MIN:MAX[:F]     collective sizes, nccl-tests style (default 8:1G:2)
   --ranks LIST            collective group sizes (default 2,4,8,... up to all GPUs)
   --max-noise PCT         stop when the relative stdev is below PCT percent (default 0.5)

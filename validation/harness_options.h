@@ -35,7 +35,7 @@ struct HarnessOptions {
   bool help = false;
   bool version = false;
   std::vector<std::string> precisions;    // --precisions fp32,tf32,fp16,bf16,fp8,int8 (gemm)
-  std::vector<std::string> ops;           // --ops (collectives or elementwise names)
+  std::vector<std::string> ops;           // --ops (collective or elementwise names; attention directions)
   std::int64_t min_bytes = 8;             // --sizes MIN:MAX[:FACTOR] (collectives)
   std::int64_t max_bytes = std::int64_t{1} << 30;
   std::int64_t size_factor = 2;

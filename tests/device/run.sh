@@ -163,7 +163,9 @@ do_calibrate() {
   # measured time and at most 2000 samples per point still give a 0.5% median on a 3 us GEMM
   # sampled cold; microsecond kernels are measured hot as well.
   local common=(--min-time 0.05 --timeout 2 --max-samples 2000)
-  for entry in gemm:0.45 attention:0.22 elementwise:0.15 memory:0.08 collectives:0.10; do
+  # Attention runs as two processes: forward and decode, then every backward point (cuDNN's SDPA
+  # backward among them), so a failure in the backward cannot lose the forward measurements.
+  for entry in gemm:0.45 attention:0.10 attention-backward:0.12 elementwise:0.15 memory:0.08 collectives:0.10; do
     local suite=${entry%%:*}
     share=${entry##*:}
     local wall
@@ -173,16 +175,22 @@ do_calibrate() {
       continue
     fi
     local extra=()
+    local command=$suite
     [ "$suite" = collectives ] && extra=(--sizes 1K:1G:4)
-    run_suite "$suite" $((wall + 90)) "$suite" "${common[@]}" --max-wall "$wall" "${extra[@]}"
+    [ "$suite" = attention ] && extra=(--ops forward,decode)
+    [ "$suite" = attention-backward ] && command=attention && extra=(--ops backward)
+    run_suite "$suite" $((wall + 90)) "$command" "${common[@]}" --max-wall "$wall" "${extra[@]}"
   done
 }
 
 do_smoke_suites() {
   if [ ! -x "$build/bin/stepcast-harness" ]; then fail 3 "no harness binary; run the build phase"; return; fi
-  for suite in gemm attention elementwise memory collectives; do
+  for suite in gemm attention attention-backward elementwise memory collectives; do
     if [ "$suite" = collectives ] && [ "$(gpu_count)" -lt 2 ]; then continue; fi
-    run_suite "smoke-$suite" 180 "$suite" --quick --min-time 0.05 --timeout 1
+    local command=$suite extra=()
+    [ "$suite" = attention ] && extra=(--ops forward,decode)
+    [ "$suite" = attention-backward ] && command=attention && extra=(--ops backward)
+    run_suite "smoke-$suite" 180 "$command" --quick --min-time 0.05 --timeout 1 "${extra[@]}"
   done
 }
 

@@ -67,21 +67,65 @@ TEST_CASE("quick grids are small") {
   CHECK(memory_grid(o).size() <= 6);
 }
 
-TEST_CASE("attention grids hold forward, backward and paged decode points") {
+TEST_CASE("attention grids hold cuDNN forward and backward points over the priced shapes, then paged decode") {
   HarnessOptions o;
   const auto grid = attention_grid(o);
-  const auto count = [&](AttentionDirection d) {
-    return std::count_if(grid.begin(), grid.end(), [&](const AttentionInputs& a) { return a.direction == d; });
+  const auto count = [&](const char* impl, AttentionDirection d) {
+    return std::count_if(grid.begin(), grid.end(),
+                         [&](const AttentionInputs& a) { return a.impl == impl && a.direction == d; });
   };
-  CHECK(count(AttentionDirection::forward) == count(AttentionDirection::backward));
-  CHECK(count(AttentionDirection::decode) >= 8);
+  // Enough cuDNN points that a 5-fold cross-validation holds out several shapes per fold.
+  CHECK(count("cudnn_sdpa", AttentionDirection::forward) >= 20);
+  CHECK(count("cudnn_sdpa", AttentionDirection::backward) >= 12);
+  // stepcast's own kernels (about 2% of peak) on a few shapes only.
+  CHECK(count("stepcast_flash", AttentionDirection::forward) <= 4);
+  CHECK(count("stepcast_flash", AttentionDirection::backward) <= 4);
+  CHECK(std::count_if(grid.begin(), grid.end(), [](const AttentionInputs& a) {
+          return a.direction == AttentionDirection::decode;
+        }) >= 8);
+  std::set<std::int64_t> seqs, dims, batches;
+  bool gqa = false, mha = false, causal = false, full = false, fp16 = false;
   for (const auto& a : grid) {
     CHECK(a.heads % a.kv_heads == 0);
     if (a.direction == AttentionDirection::decode) {
       CHECK(a.seq_q == 1);
       CHECK(a.kv_block == 16);
+      continue;
     }
+    CHECK(a.kv_block == 0);
+    if (a.impl != "cudnn_sdpa") continue;
+    seqs.insert(a.seq_q);
+    dims.insert(a.head_dim);
+    batches.insert(a.batch);
+    (a.heads == a.kv_heads ? mha : gqa) = true;
+    (a.causal ? causal : full) = true;
+    fp16 = fp16 || a.dtype == DataType::fp16;
   }
+  CHECK(*seqs.begin() == 512);
+  CHECK(*seqs.rbegin() >= 16384);
+  CHECK(dims == std::set<std::int64_t>{64, 128});
+  CHECK(*batches.begin() == 1);
+  CHECK(*batches.rbegin() == 32);
+  CHECK((gqa && mha && causal && full && fp16));
+  // Every backward point comes after every forward and decode point, so a failing backward
+  // cannot cut the forward grid short.
+  const auto first_backward = std::find_if(grid.begin(), grid.end(), [](const AttentionInputs& a) {
+    return a.direction == AttentionDirection::backward;
+  });
+  CHECK(std::all_of(first_backward, grid.end(),
+                    [](const AttentionInputs& a) { return a.direction == AttentionDirection::backward; }));
+}
+
+TEST_CASE("--ops picks attention directions: run.sh measures the backward points in their own process") {
+  HarnessOptions o;
+  o.ops = {"backward"};
+  const auto backward = attention_grid(o);
+  CHECK(!backward.empty());
+  for (const auto& a : backward) CHECK(a.direction == AttentionDirection::backward);
+  o.ops = {"forward", "decode"};
+  const auto rest = attention_grid(o);
+  for (const auto& a : rest) CHECK(a.direction != AttentionDirection::backward);
+  CHECK(rest.size() + backward.size() == attention_grid(HarnessOptions{}).size());
 }
 
 TEST_CASE("point names say what was measured") {

@@ -1,8 +1,8 @@
-// Attention suite: fused attention forward (cuDNN's flash SDPA where cuDNN is built in and accepts
-// the shape, and stepcast's own kernel always), backward (stepcast's kernel), and decode over a
-// paged KV cache, over the grid of validation/harness_grids.h.
+// Attention suite: fused attention forward and backward (each point names its implementation:
+// cuDNN's flash SDPA where cuDNN is built in and accepts the shape, or stepcast's own kernel), and
+// decode over a paged KV cache, over the grid of validation/harness_grids.h.
 //
-// Checks, against validation/reference_ops.h:
+// Checks, against validation/reference_ops.h (the same for both implementations):
 //   forward   8 query rows of two (batch, head) pairs: O and the log-sum-exp statistics;
 //   backward  the same rows of dQ in the timed run, and 8 rows of dK and dV of a companion
 //             192-token run of the same kernel configuration (checking dK/dV rows of the timed run
@@ -11,6 +11,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
 #include <numeric>
 #include <vector>
 
@@ -35,6 +38,7 @@ namespace {
 
 constexpr int kCheckedRows = 8;
 constexpr std::int64_t kCompanionSeq = 192;  // not a multiple of the 64-row tiles: exercises the tails
+constexpr std::int64_t kCudnnCompanionSeq = 256;
 // bf16 rounding of P and of the output: relative 2^-8 per element, a few percent in the worst row.
 constexpr double kOutputTolerance = 3e-2;
 constexpr double kGradientTolerance = 6e-2;
@@ -190,7 +194,7 @@ void check_backward(const kernels::AttentionShape& s, ElementFormat f, const Att
   }
 }
 
-void run_forward(Session& session, const AttentionInputs& point, ElementFormat f, const std::string& label) {
+void run_own_forward(Session& session, const AttentionInputs& point, ElementFormat f, const std::string& label) {
   const cudaStream_t stream = session.stream();
   const kernels::AttentionShape s = shape_of(point);
   AttentionBuffers buf(s, f, false);
@@ -208,34 +212,49 @@ void run_forward(Session& session, const AttentionInputs& point, ElementFormat f
   m.device = session.device();
   m.name = label + m.name;
   session.record(std::move(m));
+}
 
+void run_cudnn_forward(Session& session, const AttentionInputs& point, ElementFormat f, const std::string& label) {
 #if defined(STEPCAST_HAVE_CUDNN)
-  AttentionInputs cudnn_point = point;
-  cudnn_point.impl = "cudnn_sdpa";
+  const cudaStream_t stream = session.stream();
+  const kernels::AttentionShape s = shape_of(point);
   std::unique_ptr<kernels::CudnnSdpaForward> sdpa;
   try {
     sdpa = std::make_unique<kernels::CudnnSdpaForward>(f, s);
   } catch (const kernels::CudnnUnsupported& e) {
-    session.skip("attention", label + point_name(cudnn_point), e.what());
+    session.skip("attention", label + point_name(point), e.what());
     return;
   }
+  AttentionBuffers buf(s, f, false);
+  buf.fill(stream, s, f);
   kernels::DeviceBuffer workspace(sdpa->workspace_bytes());
   STEPCAST_CUDA(cudaMemsetAsync(buf.o.get(), 0, buf.o.bytes(), stream));
-  const TimingResult tc = session.timer().cold([&] {
+  STEPCAST_CUDA(cudaStreamSynchronize(stream));
+  const TimingResult t = session.timer().cold([&] {
     sdpa->run(stream, buf.q.get(), buf.k.get(), buf.v.get(), buf.o.get(), buf.lse.as<float>(), workspace.get());
   });
-  Comparison cc;
-  check_forward(s, f, buf.q.get(), buf.k.get(), buf.v.get(), buf.o.get(), buf.lse.get(), cc);
-  Measurement mc = make_measurement(
-      cudnn_point, tc, to_check(cc, "O and statistics of 16 query rows against the CPU reference", kOutputTolerance));
-  mc.notes.push_back(sdpa->engine_description());
-  mc.device = session.device();
-  mc.name = label + mc.name;
-  session.record(std::move(mc));
+  Comparison cmp;
+  check_forward(s, f, buf.q.get(), buf.k.get(), buf.v.get(), buf.o.get(), buf.lse.get(), cmp);
+  Measurement m = make_measurement(
+      point, t, to_check(cmp, "O and statistics of 16 query rows against the CPU reference", kOutputTolerance));
+  m.notes.push_back(sdpa->engine_description());
+  m.device = session.device();
+  m.name = label + m.name;
+  session.record(std::move(m));
+#else
+  session.skip("attention", label + point_name(point), "built without cuDNN");
 #endif
 }
 
-void run_backward(Session& session, const AttentionInputs& point, ElementFormat f, const std::string& label) {
+void run_forward(Session& session, const AttentionInputs& point, ElementFormat f, const std::string& label) {
+  if (point.impl == "cudnn_sdpa") {
+    run_cudnn_forward(session, point, f, label);
+  } else {
+    run_own_forward(session, point, f, label);
+  }
+}
+
+void run_own_backward(Session& session, const AttentionInputs& point, ElementFormat f, const std::string& label) {
   const cudaStream_t stream = session.stream();
   const kernels::AttentionShape s = shape_of(point);
   const auto forward = [&](const kernels::AttentionShape& shape, AttentionBuffers& b) {
@@ -271,6 +290,94 @@ void run_backward(Session& session, const AttentionInputs& point, ElementFormat 
   m.device = session.device();
   m.name = label + m.name;
   session.record(std::move(m));
+}
+
+#if defined(STEPCAST_HAVE_CUDNN)
+// cuDNN's forward then backward on `buf` (the forward writes O and Stats for the backward).
+struct CudnnAttention {
+  kernels::CudnnSdpaForward forward;
+  kernels::CudnnSdpaBackward backward;
+  kernels::DeviceBuffer forward_workspace;
+  kernels::DeviceBuffer backward_workspace;
+  CudnnAttention(ElementFormat f, const kernels::AttentionShape& s)
+      : forward(f, s),
+        backward(f, s),
+        forward_workspace(forward.workspace_bytes()),
+        backward_workspace(backward.workspace_bytes()) {}
+  void run_forward(cudaStream_t stream, AttentionBuffers& b) {
+    forward.run(stream, b.q.get(), b.k.get(), b.v.get(), b.o.get(), b.lse.as<float>(), forward_workspace.get());
+  }
+  void run_backward(cudaStream_t stream, AttentionBuffers& b) {
+    backward.run(stream, b.q.get(), b.k.get(), b.v.get(), b.o.get(), b.d_o.get(), b.lse.as<float>(), b.dq.get(),
+                 b.dk.get(), b.dv.get(), backward_workspace.get());
+  }
+};
+#endif
+
+// cuDNN's fused SDPA backward, timed alone (the forward runs once before). Checked like
+// stepcast's: dQ rows of the timed run, and dK, dV rows of a companion run on a short sequence.
+void run_cudnn_backward(Session& session, const AttentionInputs& point, ElementFormat f, const std::string& label) {
+#if defined(STEPCAST_HAVE_CUDNN)
+  const cudaStream_t stream = session.stream();
+  const kernels::AttentionShape s = shape_of(point);
+  std::unique_ptr<CudnnAttention> sdpa;
+  try {
+    sdpa = std::make_unique<CudnnAttention>(f, s);
+  } catch (const kernels::CudnnUnsupported& e) {
+    session.skip("attention", label + point_name(point), e.what());
+    return;
+  }
+  // The companion: batch 1, a 256-token sequence (a multiple of cuDNN's 64-row tiles), same heads.
+  Comparison cmp;
+  std::string checked = "dQ of 16 rows of the timed run";
+  kernels::AttentionShape small = s;
+  small.batch = 1;
+  small.seq_q = small.seq_kv = static_cast<int>(kCudnnCompanionSeq);
+  try {
+    CudnnAttention companion_sdpa(f, small);
+    AttentionBuffers companion(small, f, true);
+    companion.fill(stream, small, f);
+    companion_sdpa.run_forward(stream, companion);
+    companion_sdpa.run_backward(stream, companion);
+    STEPCAST_CUDA(cudaStreamSynchronize(stream));
+    check_backward(small, f, companion, false, cmp);
+    checked += "; dK, dV of 8 rows of a 256-token run";
+  } catch (const std::runtime_error& e) {  // CudnnUnsupported, or an execution failure
+    checked += " only (the 256-token companion run that checks dK and dV failed: " + std::string(e.what()) + ")";
+  }
+
+  AttentionBuffers buf(s, f, true);
+  buf.fill(stream, s, f);
+  sdpa->run_forward(stream, buf);
+  STEPCAST_CUDA(cudaStreamSynchronize(stream));
+  TimingResult t;
+  try {
+    t = session.timer().cold([&] { sdpa->run_backward(stream, buf); });
+  } catch (const std::runtime_error& e) {
+    // An engine that plans but fails to execute: record why and go on, unless the device is now
+    // in a sticky error state (then the synchronize throws and the suite's guard stops it).
+    session.skip("attention", label + point_name(point), std::string("cuDNN's backward failed at run time: ") + e.what());
+    STEPCAST_CUDA(cudaStreamSynchronize(stream));
+    return;
+  }
+  check_backward(s, f, buf, true, cmp);
+  Measurement m = make_measurement(point, t, to_check(cmp, checked + ", against the CPU reference", kGradientTolerance));
+  m.notes.push_back(sdpa->backward.engine_description());
+  m.device = session.device();
+  m.name = label + m.name;
+  session.record(std::move(m));
+#else
+  (void)f;
+  session.skip("attention", label + point_name(point), "built without cuDNN");
+#endif
+}
+
+void run_backward(Session& session, const AttentionInputs& point, ElementFormat f, const std::string& label) {
+  if (point.impl == "cudnn_sdpa") {
+    run_cudnn_backward(session, point, f, label);
+  } else {
+    run_own_backward(session, point, f, label);
+  }
 }
 
 void run_decode(Session& session, const AttentionInputs& point, ElementFormat f, const std::string& label) {

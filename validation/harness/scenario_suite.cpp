@@ -21,6 +21,10 @@ void run_scenario_suite(Session& session, const std::string& path) {
     if (const auto* g = std::get_if<GemmInputs>(&point.inputs)) {
       gemms.measure(*g, label);
     } else if (const auto* a = std::get_if<AttentionInputs>(&point.inputs)) {
+      // cuDNN's fused SDPA (what frameworks run) and stepcast's own kernel on the same shape.
+      AttentionInputs cudnn = *a;
+      cudnn.impl = "cudnn_sdpa";
+      if (a->direction != AttentionDirection::decode) measure_attention(session, cudnn, label);
       measure_attention(session, *a, label);
     } else if (const auto* e = std::get_if<ElementwiseInputs>(&point.inputs)) {
       measure_elementwise(session, *e, label);
