@@ -298,9 +298,10 @@ struct SdpaGraph {
   //        workspace and memsets it; its presence selects cuDNN 9's non-workspace dP algorithm).
   // K and V enter transposed ([b, hk, d, s_kv] views of BSHD storage) as the backend expects;
   // the P^T, dS^T and K views are reshape operations.
-  // `ds_in_io`: dS enters dQ's matmul in the I/O type instead of fp32 (a variant tried when
-  // cuDNN refuses the frontend's form).
-  void build_backward(ElementFormat format, const AttentionShape& s, bool ds_in_io) {
+  // Variants tried when cuDNN refuses the first form: `ds_in_io`, dS enters dQ's matmul in the I/O
+  // type instead of fp32; `int_index`, the causal mask's row/column indices are INT32 (newer
+  // frontends) instead of fp32 (what this file's forward uses, accepted by cuDNN 9.14).
+  void build_backward(ElementFormat format, const AttentionShape& s, bool ds_in_io, bool int_index) {
     if (format != ElementFormat::bf16 && format != ElementFormat::fp16) {
       throw CudnnUnsupported("cuDNN SDPA is built here for fp16 and bf16");
     }
@@ -362,12 +363,13 @@ struct SdpaGraph {
     pointwise(CUDNN_POINTWISE_MUL, f32, s_raw, &scale_t, nullptr, *scores);
     if (causal) {
       const Descriptor& neg_inf = tensor(kUidNegInf, f32, scalar, scalar, false, true);
-      const Descriptor& rows = virtual_tensor(f32, score_dims, score_strides);
-      const Descriptor& cols = virtual_tensor(f32, score_dims, score_strides);
+      const cudnnDataType_t index = int_index ? CUDNN_DATA_INT32 : f32;
+      const Descriptor& rows = virtual_tensor(index, score_dims, score_strides);
+      const Descriptor& cols = virtual_tensor(index, score_dims, score_strides);
       const Descriptor& mask = virtual_tensor(CUDNN_DATA_BOOLEAN, score_dims, score_strides);
       const Descriptor& masked = virtual_tensor(f32, score_dims, score_strides);
-      pointwise(CUDNN_POINTWISE_GEN_INDEX, f32, *scores, nullptr, nullptr, rows, 2);
-      pointwise(CUDNN_POINTWISE_GEN_INDEX, f32, *scores, nullptr, nullptr, cols, 3);
+      pointwise(CUDNN_POINTWISE_GEN_INDEX, index, *scores, nullptr, nullptr, rows, 2);
+      pointwise(CUDNN_POINTWISE_GEN_INDEX, index, *scores, nullptr, nullptr, cols, 3);
       pointwise(CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, rows, &cols, nullptr, mask);
       pointwise(CUDNN_POINTWISE_BINARY_SELECT, f32, *scores, &neg_inf, &mask, masked);
       scores = &masked;
@@ -548,18 +550,24 @@ struct CudnnSdpaBackward::Impl {
 CudnnSdpaBackward::CudnnSdpaBackward(ElementFormat format, const AttentionShape& shape)
     : m_impl(std::make_unique<Impl>()) {
   m_impl->accumulator_bytes = static_cast<std::size_t>(shape.batch) * shape.heads * shape.seq_q * shape.head_dim * 4;
-  // The frontend's form first (dS in fp32 into dQ's matmul), then dS in the I/O type.
+  // The frontend's form first (dS in fp32 into dQ's matmul), then the variants.
+  struct Variant {
+    bool ds_in_io;
+    bool int_index;
+    const char* name;
+  };
+  std::vector<Variant> variants = {{false, false, "dS fp32"}, {true, false, "dS in the I/O type"}};
+  if (shape.causal) variants.push_back({false, true, "dS fp32, INT32 mask indices"});
   std::string failures;
-  for (bool ds_in_io : {false, true}) {
+  for (const Variant& variant : variants) {
     auto graph = std::make_unique<SdpaGraph>();
     try {
-      graph->build_backward(format, shape, ds_in_io);
+      graph->build_backward(format, shape, variant.ds_in_io, variant.int_index);
     } catch (const CudnnUnsupported& e) {
-      failures += std::string(failures.empty() ? "" : " | ") + (ds_in_io ? "dS in I/O type: " : "dS in fp32: ") + e.what();
+      failures += std::string(failures.empty() ? "" : " | ") + variant.name + ": " + e.what();
       continue;
     }
-    m_impl->description = graph->engine + (ds_in_io ? "; dS in the I/O type" : "; dS in fp32") +
-                          "; includes zeroing the fp32 dQ accumulator";
+    m_impl->description = graph->engine + "; " + variant.name + "; includes zeroing the fp32 dQ accumulator";
     m_impl->graph = std::move(graph);
     return;
   }
