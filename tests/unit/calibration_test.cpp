@@ -243,6 +243,55 @@ TEST_CASE("calibrate reads a harness file written by the harness's own writer an
   std::filesystem::remove(path);
 }
 
+TEST_CASE("the harness's attention grid fits the flash efficiencies from cuDNN's points and holds out every shape") {
+  // Every point of the full attention grid (validation/harness_grids.h), timed as the model
+  // prices it under known efficiencies with 2% noise for cuDNN's SDPA; stepcast's own flash
+  // kernels at 40x that (about 2% of peak, as measured on the H200) and decode at 10x. Only the
+  // cuDNN points may set flash.fwd_eta / flash.bwd_eta, and each cuDNN shape gets a held-out
+  // error from a cross-validation fold that did not see it.
+  const GpuSpec gpu = *Catalog::builtin().find_gpu("h200-sxm-141gb");
+  const Truth tr = truth();
+  std::mt19937 rng(11);
+  std::normal_distribution<double> normal(0.0, 0.02);
+  MeasurementFile f = harness_file("NVIDIA H200", "h200-sxm-141gb", gpu.sm_count);
+  int forward = 0;
+  int backward = 0;
+  for (const AttentionInputs& a : attention_grid(HarnessOptions{})) {
+    const bool cudnn = a.impl == "cudnn_sdpa";
+    const double slower = cudnn ? 1.0 : a.direction == AttentionDirection::decode ? 10.0 : 40.0;
+    add(f, a, gpu, tr.cost, normal(rng) + std::log(slower));
+    if (cudnn) (a.direction == AttentionDirection::forward ? forward : backward) += 1;
+  }
+  f.records.push_back(make_measurement(SelftestInputs{"spin_kernel", 1e-3, 1.01e-3, 0.025, true}, timing_of(1e-3), passed()));
+  const auto path = temp("stepcast_attention_grid.json");
+  write_measurement_file(path, f);
+  CalibrationRequest request;
+  request.inputs = {path};
+  request.name = "attention-grid";
+  const CalibrationProfile p = calibrate(request);
+  std::filesystem::remove(path);
+
+  // 28 forward and 17 backward points at 2% noise: each efficiency within 2%.
+  REQUIRE(find(p.cost_parameters, "flash.fwd_eta.hopper") != nullptr);
+  REQUIRE(find(p.cost_parameters, "flash.bwd_eta.hopper") != nullptr);
+  CHECK(find(p.cost_parameters, "flash.fwd_eta.hopper")->value == doctest::Approx(tr.cost.flash_fwd_eta_hopper).epsilon(0.02));
+  CHECK(find(p.cost_parameters, "flash.bwd_eta.hopper")->value == doctest::Approx(tr.cost.flash_bwd_eta_hopper).epsilon(0.02));
+  for (const auto& [name, n] : {std::pair{"attention.forward", forward}, std::pair{"attention.backward", backward}}) {
+    CAPTURE(name);
+    const ComponentCalibration* c = p.component(name);
+    REQUIRE(c != nullptr);
+    CHECK(c->points == n);
+    CHECK(c->held_out.n == n);
+    // Held-out errors are about the noise (2%): the model's form is the truth's here.
+    CHECK(c->held_out.mean_abs < 0.04);
+    CHECK(c->coverage.ranges.at("seq_q") == std::pair<double, double>{512, n == forward ? 32768 : 16384});
+  }
+  // stepcast's own kernels are validated against the fitted constants: 40x slower than they predict.
+  const ComponentCalibration* own = p.component("attention.forward.stepcast_flash");
+  REQUIRE(own != nullptr);
+  CHECK(own->in_sample.bias < -0.9);
+}
+
 TEST_CASE("a corrupt measurement file is an error with file:line, not a bad fit") {
   const auto path = temp("stepcast_corrupt.json");
   std::string text = write_measurement_text(synthetic_h200(0.0, 1));
