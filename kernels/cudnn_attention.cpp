@@ -293,13 +293,13 @@ struct SdpaGraph {
   //   dV = P^T dO                (GQA: per query head, then summed over each KV head's group)
   //   dS = (dO V^T * 1 - D) * P * scale
   //   dK = dS^T Q                (GQA as dV)
-  //   dQ = identity(dQ_accum),  dQ_accum = dS K: an fp32 non-virtual accumulator in F16x16
+  //   dQ = identity(dQ_accum),  dQ_accum = dS K (both fp32 virtual): an fp32 non-virtual accumulator in F16x16
   //        reordering that the caller zeroes before each run (the frontend puts it in its
   //        workspace and memsets it; its presence selects cuDNN 9's non-workspace dP algorithm).
   // K and V enter transposed ([b, hk, d, s_kv] views of BSHD storage) as the backend expects;
   // the P^T, dS^T and K views are reshape operations.
-  // Variants tried when cuDNN refuses the first form: `ds_in_io`, dS enters dQ's matmul in the I/O
-  // type instead of fp32; `int_index`, the causal mask's row/column indices are INT32 (newer
+  // Variants tried when cuDNN refuses the first form: `ds_in_io`, dS and the reshaped K enter dQ's
+  // matmul in the I/O type instead of fp32; `int_index`, the causal mask's row/column indices are INT32 (newer
   // frontends) instead of fp32 (what this file's forward uses, accepted by cuDNN 9.14).
   void build_backward(ElementFormat format, const AttentionShape& s, bool ds_in_io, bool int_index) {
     if (format != ElementFormat::bf16 && format != ElementFormat::fp16) {
@@ -414,7 +414,9 @@ struct SdpaGraph {
     }
 
     // dQ = dS K through the fp32 accumulator
-    const Descriptor& k = virtual_tensor(io, kv_dims, kv_strides);
+    // Both operands in one type (cuDNN refuses mixed matmul operands): the frontend leaves the
+    // reshaped K, like dS, in its intermediate type, fp32.
+    const Descriptor& k = virtual_tensor(ds_in_io ? io : f32, kv_dims, kv_strides);
     reshape(k_t, k);
     matmul(ds, k, dq_accum);
     pointwise(CUDNN_POINTWISE_IDENTITY, f32, dq_accum, nullptr, nullptr, dq);
@@ -556,8 +558,9 @@ CudnnSdpaBackward::CudnnSdpaBackward(ElementFormat format, const AttentionShape&
     bool int_index;
     const char* name;
   };
-  std::vector<Variant> variants = {{false, false, "dS fp32"}, {true, false, "dS in the I/O type"}};
+  std::vector<Variant> variants = {{false, false, "dS fp32"}};
   if (shape.causal) variants.push_back({false, true, "dS fp32, INT32 mask indices"});
+  variants.push_back({true, false, "dS and K in the I/O type for dQ"});
   std::string failures;
   for (const Variant& variant : variants) {
     auto graph = std::make_unique<SdpaGraph>();
