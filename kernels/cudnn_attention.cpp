@@ -74,6 +74,7 @@ constexpr std::int64_t kUidDK = 10;
 constexpr std::int64_t kUidDV = 11;
 constexpr std::int64_t kUidDQAccum = 12;
 constexpr std::int64_t kUidOne = 13;
+constexpr std::int64_t kUidSoftmaxSum = 14;
 constexpr std::int64_t kFirstVirtualUid = 100;
 
 }  // namespace
@@ -287,21 +288,29 @@ struct SdpaGraph {
   }
 
   // The backward graph of cudnn-frontend's SDPA backward node (node/scaled_dot_product_flash_attention.h,
-  // SDPABackwardNode, as of cuDNN 9), written with the backend API:
+  // SDPABackwardNode), written with the backend API:
   //   D  = sum_row(dO * O) * 1                           [b, h, s_q, 1]
-  //   S  = (Q K^T) * scale, causal select; P = exp(S - Stats)
+  //   S  = (Q K^T) * scale; P = exp(S - Stats), causal scores selected to -FLT_MAX
   //   dV = P^T dO                (GQA: per query head, then summed over each KV head's group)
-  //   dS = (dO V^T * 1 - D) * P * scale
+  //   dS = (dO V^T - D) * P * scale
   //   dK = dS^T Q                (GQA as dV)
-  //   dQ = identity(dQ_accum),  dQ_accum = dS K (both fp32 virtual): an fp32 non-virtual accumulator in F16x16
-  //        reordering that the caller zeroes before each run (the frontend puts it in its
-  //        workspace and memsets it; its presence selects cuDNN 9's non-workspace dP algorithm).
+  //   dQ = identity(dQ_accum),  dQ_accum = dS K: a non-virtual fp32 accumulator the caller
+  //        places in the workspace (its presence selects cuDNN 9's non-workspace dP algorithm).
   // K and V enter transposed ([b, hk, d, s_kv] views of BSHD storage) as the backend expects;
-  // the P^T, dS^T and K views are reshape operations.
-  // Variants tried when cuDNN refuses the first form: `ds_in_io`, dS and the reshaped K enter dQ's
-  // matmul in the I/O type instead of fp32; `int_index`, the causal mask's row/column indices are INT32 (newer
-  // frontends) instead of fp32 (what this file's forward uses, accepted by cuDNN 9.14).
-  void build_backward(ElementFormat format, const AttentionShape& s, bool ds_in_io, bool int_index) {
+  // the P^T, dS^T and K views are reshape operations. Two generations of the frontend differ:
+  //   modern (frontends for cuDNN >= 9.6): D is a non-virtual fp32 tensor in the workspace, the
+  //     causal mask comes after the Stats subtraction with INT32 indices, dP is not multiplied by
+  //     1, the accumulator has no reordering and cuDNN zeroes it itself;
+  //   legacy (cuDNN 9.0-9.5 era): D virtual, mask before the subtraction, dP * 1, the accumulator
+  //     in F16x16 reordering, zeroed by the caller before each run.
+  // Within legacy, `ds_in_io` feeds dS and the reshaped K to dQ's matmul in the I/O type instead
+  // of fp32, and `int_index` makes the mask's indices INT32 instead of fp32.
+  struct BackwardForm {
+    bool modern = false;
+    bool ds_in_io = false;
+    bool int_index = false;
+  };
+  void build_backward(ElementFormat format, const AttentionShape& s, const BackwardForm& form) {
     if (format != ElementFormat::bf16 && format != ElementFormat::fp16) {
       throw CudnnUnsupported("cuDNN SDPA is built here for fp16 and bf16");
     }
@@ -310,6 +319,8 @@ struct SdpaGraph {
     }
     causal = s.causal;
     scale = s.scale;
+    const bool ds_in_io = !form.modern && form.ds_in_io;
+    const bool int_index = form.modern || form.int_index;
     const cudnnDataType_t io = format == ElementFormat::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
     const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
     const std::int64_t b = s.batch;
@@ -343,8 +354,9 @@ struct SdpaGraph {
     const Descriptor& dq = tensor(kUidDQ, io, q_dims, q_strides, false);
     const Descriptor& dk = tensor(kUidDK, io, kv_dims, kv_strides, false);
     const Descriptor& dv = tensor(kUidDV, io, kv_dims, kv_strides, false);
-    const Descriptor& dq_accum = tensor(kUidDQAccum, f32, q_dims, {h * sq * d, sq * d, d, 1}, false, false,
-                                        CUDNN_TENSOR_REORDERING_F16x16);
+    const Descriptor& dq_accum =
+        tensor(kUidDQAccum, f32, q_dims, {h * sq * d, sq * d, d, 1}, false, false,
+               form.modern ? CUDNN_TENSOR_REORDERING_NONE : CUDNN_TENSOR_REORDERING_F16x16);
     const Descriptor& scale_t = tensor(kUidScale, f32, scalar, scalar, false, true);
     const Descriptor& one_t = tensor(kUidOne, f32, scalar, scalar, false, true);
 
@@ -353,31 +365,36 @@ struct SdpaGraph {
     pointwise(CUDNN_POINTWISE_MUL, f32, d_o, &o, nullptr, do_o);
     const Descriptor& d_raw = virtual_tensor(f32, row_dims, row_strides);
     reduction(CUDNN_REDUCE_TENSOR_ADD, do_o, d_raw);
-    const Descriptor& d_sum = virtual_tensor(f32, row_dims, row_strides);
+    const Descriptor& d_sum = form.modern ? tensor(kUidSoftmaxSum, f32, row_dims, row_strides, false)
+                                          : virtual_tensor(f32, row_dims, row_strides);
     pointwise(CUDNN_POINTWISE_MUL, f32, d_raw, &one_t, nullptr, d_sum);
 
-    // P = exp(S * scale (masked) - Stats)
-    const Descriptor& s_raw = virtual_tensor(f32, score_dims, score_strides);
-    matmul(q, k_t, s_raw);
-    const Descriptor* scores = &virtual_tensor(f32, score_dims, score_strides);
-    pointwise(CUDNN_POINTWISE_MUL, f32, s_raw, &scale_t, nullptr, *scores);
-    if (causal) {
+    // The causal mask: scores of keys after the query set to -FLT_MAX (exp gives 0).
+    const auto apply_mask = [&](const Descriptor& in) -> const Descriptor& {
       const Descriptor& neg_inf = tensor(kUidNegInf, f32, scalar, scalar, false, true);
       const cudnnDataType_t index = int_index ? CUDNN_DATA_INT32 : f32;
       const Descriptor& rows = virtual_tensor(index, score_dims, score_strides);
       const Descriptor& cols = virtual_tensor(index, score_dims, score_strides);
       const Descriptor& mask = virtual_tensor(CUDNN_DATA_BOOLEAN, score_dims, score_strides);
       const Descriptor& masked = virtual_tensor(f32, score_dims, score_strides);
-      pointwise(CUDNN_POINTWISE_GEN_INDEX, index, *scores, nullptr, nullptr, rows, 2);
-      pointwise(CUDNN_POINTWISE_GEN_INDEX, index, *scores, nullptr, nullptr, cols, 3);
+      pointwise(CUDNN_POINTWISE_GEN_INDEX, index, in, nullptr, nullptr, rows, 2);
+      pointwise(CUDNN_POINTWISE_GEN_INDEX, index, in, nullptr, nullptr, cols, 3);
       pointwise(CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, rows, &cols, nullptr, mask);
-      pointwise(CUDNN_POINTWISE_BINARY_SELECT, f32, *scores, &neg_inf, &mask, masked);
-      scores = &masked;
-    }
-    const Descriptor& shifted = virtual_tensor(f32, score_dims, score_strides);
-    pointwise(CUDNN_POINTWISE_SUB, f32, *scores, &stats, nullptr, shifted);
+      pointwise(CUDNN_POINTWISE_BINARY_SELECT, f32, in, &neg_inf, &mask, masked);
+      return masked;
+    };
+
+    // P = exp(S * scale - Stats), masked
+    const Descriptor& s_raw = virtual_tensor(f32, score_dims, score_strides);
+    matmul(q, k_t, s_raw);
+    const Descriptor* scores = &virtual_tensor(f32, score_dims, score_strides);
+    pointwise(CUDNN_POINTWISE_MUL, f32, s_raw, &scale_t, nullptr, *scores);
+    if (causal && !form.modern) scores = &apply_mask(*scores);
+    const Descriptor* shifted = &virtual_tensor(f32, score_dims, score_strides);
+    pointwise(CUDNN_POINTWISE_SUB, f32, *scores, &stats, nullptr, *shifted);
+    if (causal && form.modern) shifted = &apply_mask(*shifted);
     const Descriptor& probs = virtual_tensor(f32, score_dims, score_strides);
-    pointwise(CUDNN_POINTWISE_EXP, f32, shifted, nullptr, nullptr, probs);
+    pointwise(CUDNN_POINTWISE_EXP, f32, *shifted, nullptr, nullptr, probs);
 
     // dV = P^T dO (summed over the query heads of each KV head)
     const Descriptor& probs_t = virtual_tensor(io, score_t_dims, score_t_strides);
@@ -390,13 +407,16 @@ struct SdpaGraph {
       reduction(CUDNN_REDUCE_TENSOR_ADD, dv_per_head, dv);
     }
 
-    // dS = (dO V^T * 1 - D) * P * scale
-    const Descriptor& dp = virtual_tensor(f32, score_dims, score_strides);
-    matmul(d_o, v_t, dp);
-    const Descriptor& dp_one = virtual_tensor(f32, score_dims, score_strides);
-    pointwise(CUDNN_POINTWISE_MUL, f32, dp, &one_t, nullptr, dp_one);
+    // dS = (dO V^T - D) * P * scale
+    const Descriptor* dp = &virtual_tensor(f32, score_dims, score_strides);
+    matmul(d_o, v_t, *dp);
+    if (!form.modern) {
+      const Descriptor& dp_one = virtual_tensor(f32, score_dims, score_strides);
+      pointwise(CUDNN_POINTWISE_MUL, f32, *dp, &one_t, nullptr, dp_one);
+      dp = &dp_one;
+    }
     const Descriptor& dp_d = virtual_tensor(f32, score_dims, score_strides);
-    pointwise(CUDNN_POINTWISE_SUB, f32, dp_one, &d_sum, nullptr, dp_d);
+    pointwise(CUDNN_POINTWISE_SUB, f32, *dp, &d_sum, nullptr, dp_d);
     const Descriptor& ds_unscaled = virtual_tensor(f32, score_dims, score_strides);
     pointwise(CUDNN_POINTWISE_MUL, f32, dp_d, &probs, nullptr, ds_unscaled);
     const Descriptor& ds = virtual_tensor(ds_in_io ? io : f32, score_dims, score_strides);
@@ -413,9 +433,8 @@ struct SdpaGraph {
       reduction(CUDNN_REDUCE_TENSOR_ADD, dk_per_head, dk);
     }
 
-    // dQ = dS K through the fp32 accumulator
-    // Both operands in one type (cuDNN refuses mixed matmul operands): the frontend leaves the
-    // reshaped K, like dS, in its intermediate type, fp32.
+    // dQ = dS K through the fp32 accumulator. Both operands in one type (cuDNN refuses mixed
+    // matmul operands): the frontend leaves the reshaped K, like dS, in its intermediate type, fp32.
     const Descriptor& k = virtual_tensor(ds_in_io ? io : f32, kv_dims, kv_strides);
     reshape(k_t, k);
     matmul(ds, k, dq_accum);
@@ -539,38 +558,51 @@ void CudnnSdpaForward::run(cudaStream_t stream, const void* q, const void* k, co
 }
 
 namespace {
-// The fp32 dQ accumulator sits after cuDNN's own workspace, 256-byte aligned.
 std::size_t align_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+// From cuDNN 9.6.0 the backward zeroes its dQ accumulator itself; before, the caller had to
+// (cudnn-frontend, SDPABackwardNode::collect_tensors_in_workspace_node).
+constexpr std::size_t kCudnnSelfZeroingVersion = 90600;
 }  // namespace
 
 struct CudnnSdpaBackward::Impl {
   std::unique_ptr<SdpaGraph> graph;
-  std::size_t accumulator_bytes = 0;
+  bool modern = false;
+  std::size_t accumulator_bytes = 0;  // fp32 dQ accumulator [b, h, s_q, d]
+  std::size_t row_sum_bytes = 0;      // fp32 D [b, h, s_q] (modern form)
   std::string description;
+  // Workspace layout: cuDNN's own, then the accumulator, then D, each 256-byte aligned.
+  [[nodiscard]] std::size_t accumulator_offset() const { return align_up(static_cast<std::size_t>(graph->workspace)); }
+  [[nodiscard]] std::size_t row_sum_offset() const { return accumulator_offset() + align_up(accumulator_bytes); }
 };
 
 CudnnSdpaBackward::CudnnSdpaBackward(ElementFormat format, const AttentionShape& shape)
     : m_impl(std::make_unique<Impl>()) {
-  m_impl->accumulator_bytes = static_cast<std::size_t>(shape.batch) * shape.heads * shape.seq_q * shape.head_dim * 4;
-  // The frontend's form first (dS in fp32 into dQ's matmul), then the variants.
+  const std::size_t rows = static_cast<std::size_t>(shape.batch) * shape.heads * shape.seq_q;
+  m_impl->accumulator_bytes = rows * shape.head_dim * sizeof(float);
+  m_impl->row_sum_bytes = rows * sizeof(float);
+  // The current frontend's form first (where cuDNN is new enough for it), then the legacy forms.
   struct Variant {
-    bool ds_in_io;
-    bool int_index;
+    SdpaGraph::BackwardForm form;
     const char* name;
   };
-  std::vector<Variant> variants = {{false, false, "dS fp32"}};
-  if (shape.causal) variants.push_back({false, true, "dS fp32, INT32 mask indices"});
-  variants.push_back({true, false, "dS and K in the I/O type for dQ"});
+  std::vector<Variant> variants;
+  if (cudnnGetVersion() >= kCudnnSelfZeroingVersion) variants.push_back({{true, false, true}, "cudnn-frontend 1.x form"});
+  variants.push_back({{false, false, false}, "legacy form, dS fp32"});
+  if (shape.causal) variants.push_back({{false, false, true}, "legacy form, dS fp32, INT32 mask indices"});
+  variants.push_back({{false, true, false}, "legacy form, dS and K in the I/O type for dQ"});
   std::string failures;
   for (const Variant& variant : variants) {
     auto graph = std::make_unique<SdpaGraph>();
     try {
-      graph->build_backward(format, shape, variant.ds_in_io, variant.int_index);
+      graph->build_backward(format, shape, variant.form);
     } catch (const CudnnUnsupported& e) {
       failures += std::string(failures.empty() ? "" : " | ") + variant.name + ": " + e.what();
       continue;
     }
-    m_impl->description = graph->engine + "; " + variant.name + "; includes zeroing the fp32 dQ accumulator";
+    m_impl->modern = variant.form.modern;
+    m_impl->description = graph->engine + "; " + variant.name +
+                          (zeroes_accumulator() ? "; timed runs include zeroing the fp32 dQ accumulator"
+                                                : "; cuDNN zeroes the dQ accumulator itself");
     m_impl->graph = std::move(graph);
     return;
   }
@@ -579,24 +611,33 @@ CudnnSdpaBackward::CudnnSdpaBackward(ElementFormat format, const AttentionShape&
 
 CudnnSdpaBackward::~CudnnSdpaBackward() = default;
 
-std::size_t CudnnSdpaBackward::workspace_bytes() const {
-  return align_up(static_cast<std::size_t>(m_impl->graph->workspace)) + m_impl->accumulator_bytes;
-}
+std::size_t CudnnSdpaBackward::workspace_bytes() const { return m_impl->row_sum_offset() + m_impl->row_sum_bytes; }
 
 const std::string& CudnnSdpaBackward::engine_description() const { return m_impl->description; }
 
+bool CudnnSdpaBackward::zeroes_accumulator() const { return cudnnGetVersion() < kCudnnSelfZeroingVersion; }
+
 void CudnnSdpaBackward::run(cudaStream_t stream, const void* q, const void* k, const void* v, const void* o,
-                            const void* d_o, const float* stats, void* dq, void* dk, void* dv, void* workspace) const {
+                            const void* d_o, const float* stats, void* dq, void* dk, void* dv, void* workspace,
+                            bool zero_accumulator) const {
   SdpaGraph& g = *m_impl->graph;
-  void* accumulator = static_cast<char*>(workspace) + align_up(static_cast<std::size_t>(g.workspace));
-  const cudaError_t zeroed = cudaMemsetAsync(accumulator, 0, m_impl->accumulator_bytes, stream);
-  if (zeroed != cudaSuccess) throw std::runtime_error(std::string("cudaMemsetAsync: ") + cudaGetErrorString(zeroed));
-  std::vector<std::int64_t> uids = {kUidQ,  kUidK,  kUidV,        kUidO,     kUidDO,  kUidStats, kUidDQ,
+  char* base = static_cast<char*>(workspace);
+  void* accumulator = base + m_impl->accumulator_offset();
+  void* row_sum = base + m_impl->row_sum_offset();
+  if (zero_accumulator || zeroes_accumulator()) {
+    const cudaError_t zeroed = cudaMemsetAsync(accumulator, 0, m_impl->accumulator_bytes, stream);
+    if (zeroed != cudaSuccess) throw std::runtime_error(std::string("cudaMemsetAsync: ") + cudaGetErrorString(zeroed));
+  }
+  std::vector<std::int64_t> uids = {kUidQ,  kUidK,  kUidV,       kUidO,     kUidDO, kUidStats, kUidDQ,
                                     kUidDK, kUidDV, kUidDQAccum, kUidScale, kUidOne};
-  std::vector<void*> pointers = {const_cast<void*>(q), const_cast<void*>(k),    const_cast<void*>(v),
-                                 const_cast<void*>(o), const_cast<void*>(d_o),  const_cast<float*>(stats),
-                                 dq,                   dk,                      dv,
-                                 accumulator,          &g.scale,                &g.one};
+  std::vector<void*> pointers = {const_cast<void*>(q), const_cast<void*>(k),   const_cast<void*>(v),
+                                 const_cast<void*>(o), const_cast<void*>(d_o), const_cast<float*>(stats),
+                                 dq,                   dk,                     dv,
+                                 accumulator,          &g.scale,               &g.one};
+  if (m_impl->modern) {
+    uids.push_back(kUidSoftmaxSum);
+    pointers.push_back(row_sum);
+  }
   if (g.causal) {
     uids.push_back(kUidNegInf);
     pointers.push_back(&g.negative_infinity);

@@ -74,11 +74,13 @@ class CudnnSdpaBackward {
   CudnnSdpaBackward& operator=(const CudnnSdpaBackward&) = delete;
 
   // q, k, v, o, d_o, dq, dk, dv in BSHD; stats [b, h, s_q] fp32 from the forward; workspace of
-  // workspace_bytes() (cuDNN's plus the fp32 dQ accumulator, which each run zeroes on `stream`
-  // before cuDNN's kernels, as cudnn-frontend does).
+  // workspace_bytes() (cuDNN's, the fp32 dQ accumulator and D). Before cuDNN 9.6 each run zeroes
+  // the accumulator on `stream` first, as cudnn-frontend does (zeroes_accumulator()); from 9.6
+  // cuDNN does it itself, and `zero_accumulator` forces the memset anyway.
   void run(cudaStream_t stream, const void* q, const void* k, const void* v, const void* o, const void* d_o,
-           const float* stats, void* dq, void* dk, void* dv, void* workspace) const;
+           const float* stats, void* dq, void* dk, void* dv, void* workspace, bool zero_accumulator = false) const;
   [[nodiscard]] std::size_t workspace_bytes() const;
+  [[nodiscard]] bool zeroes_accumulator() const;
   [[nodiscard]] const std::string& engine_description() const;
 
  private:
