@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 
 #include "model/topology.h"
@@ -21,6 +22,7 @@
 #include "validation/measurement_json.h"
 #include "validation/measurement_records.h"
 #include "validation/sha256.h"
+#include "validation/validation_report.h"
 #include "validation/work_counts.h"
 
 using namespace stepcast;
@@ -269,7 +271,20 @@ TEST_CASE("the harness's attention grid fits the flash efficiencies from cuDNN's
   request.inputs = {path};
   request.name = "attention-grid";
   const CalibrationProfile p = calibrate(request);
+  // `stepcast validate --holdout every-other` on the same file: every other cuDNN shape of each
+  // direction fits, the rest are predicted, within a few times the noise.
+  ValidationReport report;
+  validate_measurements(load_measurements(request), datasheet_variant(), parse_holdout("every-other"), request, report);
   std::filesystem::remove(path);
+  std::map<std::string, int> held_out_rows;
+  for (const auto& r : report.rows) {
+    if (r.component != "attention.forward" && r.component != "attention.backward") continue;
+    CAPTURE(r.label);
+    CHECK(std::fabs(r.error()) < 0.08);
+    ++held_out_rows[r.component];
+  }
+  CHECK(held_out_rows["attention.forward"] >= forward / 2);
+  CHECK(held_out_rows["attention.backward"] >= backward / 2);
 
   // 28 forward and 17 backward points at 2% noise: each efficiency within 2%.
   REQUIRE(find(p.cost_parameters, "flash.fwd_eta.hopper") != nullptr);
