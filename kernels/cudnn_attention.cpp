@@ -2,6 +2,7 @@
 
 #include <cudnn.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -567,6 +568,7 @@ constexpr std::size_t kCudnnSelfZeroingVersion = 90600;
 struct CudnnSdpaBackward::Impl {
   std::unique_ptr<SdpaGraph> graph;
   bool modern = false;
+  int form = 0;                       // index in the constructor's list of graph forms
   std::size_t accumulator_bytes = 0;  // fp32 dQ accumulator [b, h, s_q, d]
   std::size_t row_sum_bytes = 0;      // fp32 D [b, h, s_q] (modern form)
   std::string description;
@@ -575,7 +577,7 @@ struct CudnnSdpaBackward::Impl {
   [[nodiscard]] std::size_t row_sum_offset() const { return accumulator_offset() + align_up(accumulator_bytes); }
 };
 
-CudnnSdpaBackward::CudnnSdpaBackward(ElementFormat format, const AttentionShape& shape)
+CudnnSdpaBackward::CudnnSdpaBackward(ElementFormat format, const AttentionShape& shape, int first_form)
     : m_impl(std::make_unique<Impl>()) {
   const std::size_t rows = static_cast<std::size_t>(shape.batch) * shape.heads * shape.seq_q;
   m_impl->accumulator_bytes = rows * shape.head_dim * sizeof(float);
@@ -591,7 +593,8 @@ CudnnSdpaBackward::CudnnSdpaBackward(ElementFormat format, const AttentionShape&
   if (shape.causal) variants.push_back({{false, false, true}, "legacy form, dS fp32, INT32 mask indices"});
   variants.push_back({{false, true, false}, "legacy form, dS and K in the I/O type for dQ"});
   std::string failures;
-  for (const Variant& variant : variants) {
+  for (int index = std::max(first_form, 0); index < static_cast<int>(variants.size()); ++index) {
+    const Variant& variant = variants[static_cast<std::size_t>(index)];
     auto graph = std::make_unique<SdpaGraph>();
     try {
       graph->build_backward(format, shape, variant.form);
@@ -600,14 +603,18 @@ CudnnSdpaBackward::CudnnSdpaBackward(ElementFormat format, const AttentionShape&
       continue;
     }
     m_impl->modern = variant.form.modern;
+    m_impl->form = index;
     m_impl->description = graph->engine + "; " + variant.name +
                           (zeroes_accumulator() ? "; timed runs include zeroing the fp32 dQ accumulator"
                                                 : "; cuDNN zeroes the dQ accumulator itself");
     m_impl->graph = std::move(graph);
     return;
   }
+  if (failures.empty()) failures = "no graph form left to try";
   throw CudnnUnsupported("no cuDNN engine runs this SDPA backward graph: " + failures);
 }
+
+int CudnnSdpaBackward::form() const { return m_impl->form; }
 
 CudnnSdpaBackward::~CudnnSdpaBackward() = default;
 

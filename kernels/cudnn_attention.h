@@ -67,8 +67,10 @@ class CudnnSdpaForward {
 // The gradients of attention given the forward's O and Stats (CudnnSdpaForward's outputs).
 class CudnnSdpaBackward {
  public:
-  // Throws CudnnUnsupported when cuDNN has no engine for the graph (or causal with s_q != s_kv).
-  CudnnSdpaBackward(ElementFormat format, const AttentionShape& shape);
+  // Tries the graph forms in order (kernels/cudnn_attention.cpp: the current cudnn-frontend's,
+  // then legacy ones) from `first_form`, and keeps the first cuDNN plans. Throws CudnnUnsupported
+  // when none is left that cuDNN runs (or causal with s_q != s_kv).
+  CudnnSdpaBackward(ElementFormat format, const AttentionShape& shape, int first_form = 0);
   ~CudnnSdpaBackward();
   CudnnSdpaBackward(const CudnnSdpaBackward&) = delete;
   CudnnSdpaBackward& operator=(const CudnnSdpaBackward&) = delete;
@@ -81,6 +83,8 @@ class CudnnSdpaBackward {
            const float* stats, void* dq, void* dk, void* dv, void* workspace, bool zero_accumulator = false) const;
   [[nodiscard]] std::size_t workspace_bytes() const;
   [[nodiscard]] bool zeroes_accumulator() const;
+  // The form used; a caller whose check fails can try again from form() + 1.
+  [[nodiscard]] int form() const;
   [[nodiscard]] const std::string& engine_description() const;
 
  private:

@@ -299,9 +299,9 @@ struct CudnnAttention {
   kernels::CudnnSdpaBackward backward;
   kernels::DeviceBuffer forward_workspace;
   kernels::DeviceBuffer backward_workspace;
-  CudnnAttention(ElementFormat f, const kernels::AttentionShape& s)
+  CudnnAttention(ElementFormat f, const kernels::AttentionShape& s, int first_form)
       : forward(f, s),
-        backward(f, s),
+        backward(f, s, first_form),
         forward_workspace(forward.workspace_bytes()),
         backward_workspace(backward.workspace_bytes()) {}
   void run_forward(cudaStream_t stream, AttentionBuffers& b) {
@@ -323,31 +323,49 @@ void run_cudnn_backward(Session& session, const AttentionInputs& point, ElementF
 #if defined(STEPCAST_HAVE_CUDNN)
   const cudaStream_t stream = session.stream();
   const kernels::AttentionShape s = shape_of(point);
-  std::unique_ptr<CudnnAttention> sdpa;
-  try {
-    sdpa = std::make_unique<CudnnAttention>(f, s);
-  } catch (const kernels::CudnnUnsupported& e) {
-    session.skip("attention", label + point_name(point), e.what());
-    return;
-  }
   // The companion: batch 1, a 256-token sequence (a multiple of cuDNN's 64-row tiles), same heads.
-  Comparison cmp;
-  std::string checked = "dQ of 16 rows at the timed shape (a run after the timed ones, accumulator zeroed)";
+  // cuDNN may accept a graph form (kernels/cudnn_attention.cpp) and still compute something else;
+  // a form whose companion gradients fail the check is dropped and the next one tried.
   kernels::AttentionShape small = s;
   small.batch = 1;
   small.seq_q = small.seq_kv = static_cast<int>(kCudnnCompanionSeq);
-  try {
-    CudnnAttention companion_sdpa(f, small);
-    AttentionBuffers companion(small, f, true);
-    companion.fill(stream, small, f);
-    companion_sdpa.run_forward(stream, companion);
-    companion_sdpa.run_backward(stream, companion, true);
-    STEPCAST_CUDA(cudaStreamSynchronize(stream));
-    check_backward(small, f, companion, false, cmp);
-    checked += "; dK, dV of 8 rows of a 256-token run";
-  } catch (const std::runtime_error& e) {  // CudnnUnsupported, or an execution failure
-    checked += " only (the 256-token companion run that checks dK and dV failed: " + std::string(e.what()) + ")";
+  std::unique_ptr<CudnnAttention> sdpa;
+  std::string rejected;
+  Comparison cmp;
+  std::string checked;
+  for (int first_form = 0;;) {
+    try {
+      sdpa = std::make_unique<CudnnAttention>(f, s, first_form);
+    } catch (const kernels::CudnnUnsupported& e) {
+      session.skip("attention", label + point_name(point), rejected + e.what());
+      return;
+    }
+    const int form = sdpa->backward.form();
+    cmp = Comparison{};
+    checked = "dQ of 16 rows at the timed shape (a run after the timed ones, accumulator zeroed)";
+    try {
+      CudnnAttention companion_sdpa(f, small, form);
+      if (companion_sdpa.backward.form() != form) throw kernels::CudnnUnsupported("cuDNN refused the same graph form");
+      AttentionBuffers companion(small, f, true);
+      companion.fill(stream, small, f);
+      companion_sdpa.run_forward(stream, companion);
+      companion_sdpa.run_backward(stream, companion, true);
+      STEPCAST_CUDA(cudaStreamSynchronize(stream));
+      check_backward(small, f, companion, false, cmp);
+      if (!cmp.passed()) {
+        rejected += "graph form " + std::to_string(form) + " (" + sdpa->backward.engine_description() +
+                    ") gave wrong gradients on the 256-token check (max rel. error " +
+                    std::to_string(cmp.max_rel_error) + "); ";
+        first_form = form + 1;
+        continue;
+      }
+      checked += "; dK, dV of 8 rows of a 256-token run";
+    } catch (const std::runtime_error& e) {  // CudnnUnsupported, or an execution failure
+      checked += " only (the 256-token companion run that checks dK and dV failed: " + std::string(e.what()) + ")";
+    }
+    break;
   }
+  if (!rejected.empty()) checked += "; rejected before: " + rejected;
 
   AttentionBuffers buf(s, f, true);
   buf.fill(stream, s, f);
