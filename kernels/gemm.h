@@ -6,11 +6,17 @@
 // workspace (the workspace PyTorch and Transformer Engine give it on Hopper). Formats:
 //   fp32, tf32      A, B, C fp32 (tf32: CUBLAS_COMPUTE_32F_FAST_TF32)
 //   fp16, bf16      A, B, C in that format
-//   fp8             A, B E4M3 or E5M2 (not both E5M2), C bf16, per-tensor scales of 1.0 passed
-//                   through CUBLASLT_MATMUL_DESC_{A,B}_SCALE_POINTER; compute capability 8.9+
+//   fp8             A, B E4M3 or E5M2 (not both E5M2), C bf16, fp16 or fp32; per-tensor scales of
+//                   1.0 through CUBLASLT_MATMUL_DESC_{A,B}_SCALE_POINTER (or none: cuBLASLt's
+//                   default 1.0), optional fast accumulation, C passed as nullptr or as D's pointer
+//                   (GemmSpec::fp8_*; the harness tries validation/fp8_gemm_configurations.h's
+//                   list in order); compute capability 8.9+
 //   int8            A, B int8, C int32, CUBLAS_COMPUTE_32I
 // FP8 and INT8 need the TN layout. A GemmPlan owns its descriptors; construction throws
-// GemmUnsupported when cuBLASLt offers no algorithm for the problem.
+// GemmUnsupported when cuBLASLt offers no algorithm for the problem, and run() when cuBLASLt
+// refuses every offered algorithm. Both messages carry cuBLASLt's status and the error lines its
+// logger wrote meanwhile (captured through cublasLtLoggerSetCallback at mask 1, "Errors", unless
+// the user set CUBLASLT_LOG_MASK), which say why it refused.
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
@@ -42,6 +48,11 @@ struct GemmSpec {
   std::int64_t n = 0;
   std::int64_t k = 0;
   std::int64_t batch = 1;    // strided batch: products stored back to back
+  // FP8 only: A/B scales as device pointers (else none), CUBLASLT_MATMUL_DESC_FAST_ACCUM, and C
+  // given D's pointer (else nullptr; beta is 0 either way). Other formats always pass C = D.
+  bool fp8_scale_pointers = true;
+  bool fp8_fast_accumulation = false;
+  bool fp8_c_is_d = false;
 };
 
 // Elements stored per operand and batch entry (A: m x k, B: k x n, C: m x n).
@@ -78,7 +89,8 @@ class GemmPlan {
   GemmPlan& operator=(const GemmPlan&) = delete;
 
   // Runs the first of the heuristic's algorithms that cuBLASLt accepts at run time (an algorithm
-  // the heuristic offers can still be refused with CUBLAS_STATUS_NOT_SUPPORTED); throws
+  // the heuristic offers can still be refused with CUBLAS_STATUS_NOT_SUPPORTED, or with
+  // CUBLAS_STATUS_INVALID_VALUE for an attribute the algorithm does not take); throws
   // GemmUnsupported when none is accepted.
   void run(cudaStream_t stream, const void* a, const void* b, void* c, void* workspace);
 
@@ -98,6 +110,7 @@ class GemmPlan {
   int m_offered = 0;
   int m_chosen = 0;
   bool m_fp8 = false;
+  bool m_c_is_d = true;
   GemmCompute m_compute;
 };
 
