@@ -18,7 +18,12 @@ struct DenseModel {
 // Llama 3 Herd of Models (2024), Table 3.
 constexpr DenseModel kLlama3_8b{"llama3-8b", 4096, 32, 8, 128, 14336};
 constexpr DenseModel kLlama3_70b{"llama3-70b", 8192, 64, 8, 128, 28672};
+constexpr DenseModel kLlama3_405b{"llama3-405b", 16384, 128, 8, 128, 53248};
+// Mixtral 8x22B attention: hidden 6144, 48 heads, 8 KV heads of 128 (Mistral AI's published
+// config.json; the expert FFN 16384 is used below).
+constexpr DenseModel kMixtral8x22b{"mixtral-8x22b", 6144, 48, 8, 128, 16384};
 constexpr std::int64_t kLlama3Vocab = 128256;
+constexpr std::int64_t kGpt2Vocab = 50257;  // odd: the logits GEMM's ldc is misaligned
 
 // Tokens per micro-batch for the layer GEMMs: 4 sequences of 2048, or 1 of 8192.
 constexpr std::int64_t kLayerTokens = 8192;
@@ -100,7 +105,23 @@ std::vector<GemmInputs> gemm_grid(const HarnessOptions& options) {
       }
     }
     if (options.quick) continue;
+    if (p == DataType::bf16 || p == DataType::fp16 || p == DataType::fp8) {
+      for (const LayerGemm& l : layer_gemms(kLlama3_405b, 8)) {
+        grid.push_back(gemm_point(p, "TN", l.out, kLayerTokens, l.in, model_role(kLlama3_405b, 8, l.role)));
+      }
+    }
     if (p == DataType::bf16 || p == DataType::fp16) {
+      // Leading dimensions whose byte size is not a multiple of 16 (cuBLASLt's TMA kernels need
+      // 16-byte-aligned rows): on an H200, bf16 2500^3 (5000 B rows) ran at 160 TFLOP/s against
+      // ~720 for aligned shapes. Odd sizes, multiples of 2 and of 4 but not of 8, small and large.
+      // In TN, lda = ldb = k and ldc = m; n sets no leading dimension.
+      for (std::int64_t s : {1026, 2047, 3002, 4100, 8191}) grid.push_back(gemm_point(p, "TN", s, s, s));
+      if (p == DataType::bf16) {
+        grid.push_back(gemm_point(p, "TN", 4100, kLayerTokens, 4096, "misaligned m only"));
+        grid.push_back(gemm_point(p, "TN", 4096, kLayerTokens, 4100, "misaligned k only"));
+        grid.push_back(gemm_point(p, "TN", 4096, kLayerTokens - 1, 4096, "odd n only"));
+        grid.push_back(gemm_point(p, "TN", kGpt2Vocab, 4096, 4096, "gpt2-vocab logits"));
+      }
       // Backward of the Llama 3 8B layer: data gradient dX = W^T dY (NN: m = in, k = out) and
       // weight gradient dW = X dY^T (NT: m = in, n = out, k = tokens).
       for (const LayerGemm& l : layer_gemms(kLlama3_8b, 1)) {
@@ -127,6 +148,36 @@ std::vector<GemmInputs> gemm_grid(const HarnessOptions& options) {
       grid.push_back(gemm_point(p, "TN", 4096, 2048, 14336, "mixtral-8x7b expert fc2", 8));
       grid.push_back(gemm_point(p, "TN", 2 * 2048, 256, 7168, "deepseek-v3 expert fc1 ep8", 32));
       grid.push_back(gemm_point(p, "TN", 7168, 256, 2048, "deepseek-v3 expert fc2 ep8", 32));
+      // Skinnier experts, more groups. DeepSeek-V3 with EP=4 on 4096 tokens: 64 local experts,
+      // 4096 x 8 / 256 = 128 tokens each; and at decode-like 2048 tokens with EP=8, 64 each.
+      // Qwen3-30B-A3B (hidden 2048, 128 experts, top-8, expert FFN 768; Qwen3 technical report,
+      // 2025) with EP=2: 64 local experts, 8192 x 8 / 128 = 512 tokens each.
+      grid.push_back(gemm_point(p, "TN", 2 * 2048, 128, 7168, "deepseek-v3 expert fc1 ep4", 64));
+      grid.push_back(gemm_point(p, "TN", 7168, 128, 2048, "deepseek-v3 expert fc2 ep4", 64));
+      grid.push_back(gemm_point(p, "TN", 2 * 2048, 64, 7168, "deepseek-v3 expert fc1 ep8 decode", 32));
+      grid.push_back(gemm_point(p, "TN", 2 * 768, 512, 2048, "qwen3-30b-a3b expert fc1 ep2", 64));
+      grid.push_back(gemm_point(p, "TN", 2048, 512, 768, "qwen3-30b-a3b expert fc2 ep2", 64));
+      // Wide experts, few groups: Mixtral 8x22B (expert FFN 16384) on 4096 tokens x top-2 / 8 =
+      // 1024 tokens each; DBRX (hidden 6144, 16 experts, top-4, FFN 10752; Databricks, 2024),
+      // 4096 x 4 / 16 = 1024 tokens each.
+      grid.push_back(gemm_point(p, "TN", 2 * 16384, 1024, 6144, "mixtral-8x22b expert fc1", 8));
+      grid.push_back(gemm_point(p, "TN", 2 * 10752, 1024, 6144, "dbrx expert fc1", 16));
+
+      // Attention projections. Mixtral 8x22B (GQA): qkv out 6144 + 2 x 8 x 128 = 8192.
+      for (const LayerGemm& l : layer_gemms(kMixtral8x22b, 1)) {
+        if (l.role != "qkv" && l.role != "attn_out") continue;
+        grid.push_back(gemm_point(p, "TN", l.out, kLayerTokens, l.in, model_role(kMixtral8x22b, 1, l.role)));
+      }
+      // DeepSeek-V3's multi-head latent attention (DeepSeek-AI 2024, Sec. 4.2: 128 heads of 128,
+      // KV compression 512, query compression 1536, decoupled RoPE 64): the down-projections of
+      // the query (7168 -> 1536) and of KV plus the shared RoPE key (7168 -> 512 + 64), the
+      // up-projections (1536 -> 128 x (128 + 64); 512 -> 128 x (128 + 128)) and the output
+      // (128 x 128 -> 7168).
+      grid.push_back(gemm_point(p, "TN", 1536, kLayerTokens, 7168, "deepseek-v3 mla q_down"));
+      grid.push_back(gemm_point(p, "TN", 512 + 64, kLayerTokens, 7168, "deepseek-v3 mla kv_down"));
+      grid.push_back(gemm_point(p, "TN", 128 * (128 + 64), kLayerTokens, 1536, "deepseek-v3 mla q_up"));
+      grid.push_back(gemm_point(p, "TN", 128 * (128 + 128), kLayerTokens, 512, "deepseek-v3 mla kv_up"));
+      grid.push_back(gemm_point(p, "TN", 7168, kLayerTokens, 128 * 128, "deepseek-v3 mla out"));
     }
   }
   return grid;

@@ -7,10 +7,12 @@
 // decided by the runner, which records them as skipped with the reason.
 //
 // Model shapes come from the published configurations: Llama 3 8B (hidden 4096, 32 heads, 8 KV
-// heads, FFN 14336, vocab 128256) and 70B (hidden 8192, 64 heads, 8 KV heads, FFN 28672)
-// (Meta, "The Llama 3 Herd of Models", 2024, Table 3); Mixtral 8x7B (8 experts, top-2, FFN 14336)
-// (Jiang et al. 2024); DeepSeek-V3 (hidden 7168, 256 routed experts, top-8, expert FFN 2048)
-// (DeepSeek-AI 2024, Sec. 4.2).
+// heads, FFN 14336, vocab 128256), 70B (hidden 8192, 64 heads, 8 KV heads, FFN 28672) and 405B
+// (hidden 16384, 128 heads, 8 KV heads, FFN 53248) (Meta, "The Llama 3 Herd of Models", 2024,
+// Table 3); Mixtral 8x7B (8 experts, top-2, FFN 14336) (Jiang et al. 2024) and 8x22B; DeepSeek-V3
+// (hidden 7168, 256 routed experts, top-8, expert FFN 2048, MLA) (DeepSeek-AI 2024, Sec. 4.2);
+// Qwen3-30B-A3B; DBRX. The GEMM grid also holds shapes whose leading dimensions are not 16-byte
+// multiples, where cuBLASLt cannot use its fastest kernels.
 
 #include <cstdint>
 #include <string>

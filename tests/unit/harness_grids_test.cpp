@@ -158,3 +158,65 @@ TEST_CASE("collective sizes follow nccl-tests: each op's buffers and per-rank co
   CHECK(collective_counts(CollectiveOp::all_gather, 8, 8).chunk == 0);
   CHECK(collective_counts(CollectiveOp::all_gather, 1 << 20, 6).recv == 262140);
 }
+
+TEST_CASE("the GEMM grid holds bf16 and fp16 shapes whose rows are not 16-byte multiples") {
+  // cuBLASLt's fastest Hopper kernels need 16-byte-aligned leading dimensions: 8 elements of a
+  // 2-byte format. TN: lda = ldb = k, ldc = m.
+  HarnessOptions o;
+  const auto grid = gemm_grid(o);
+  for (DataType p : {DataType::bf16, DataType::fp16}) {
+    std::set<std::int64_t> residues;  // k mod 8 of the misaligned squares
+    for (const auto& g : grid) {
+      if (g.precision == p && g.m == g.n && g.n == g.k && g.k % 8 != 0) residues.insert(g.k % 8);
+    }
+    CHECK(residues.count(4) == 1);  // a multiple of 4, not of 8 (2500, 4100)
+    CHECK(residues.count(2) == 1);  // a multiple of 2, not of 4 (1026, 3002)
+    CHECK((residues.count(1) + residues.count(7)) >= 1);  // odd (2047, 8191)
+  }
+  const auto has_role = [&](const std::string& role) {
+    return std::any_of(grid.begin(), grid.end(), [&](const GemmInputs& g) { return g.role == role; });
+  };
+  CHECK(has_role("misaligned m only"));
+  CHECK(has_role("misaligned k only"));
+  CHECK(has_role("odd n only"));
+}
+
+TEST_CASE("grouped MoE GEMMs span 64 to 2048 tokens per expert and 8 to 64 groups") {
+  HarnessOptions o;
+  o.precisions = {"bf16"};
+  std::set<std::int64_t> tokens;
+  std::set<std::int64_t> groups;
+  for (const auto& g : gemm_grid(o)) {
+    if (g.groups == 1) continue;
+    tokens.insert(g.n);
+    groups.insert(g.groups);
+  }
+  CHECK(*tokens.begin() == 64);
+  CHECK(*tokens.rbegin() == 2048);
+  CHECK(*groups.begin() == 8);
+  CHECK(*groups.rbegin() == 64);
+  CHECK(tokens.size() >= 5);
+}
+
+TEST_CASE("the GEMM grid holds Llama 3 405B at TP 8 and DeepSeek-V3's latent attention projections") {
+  HarnessOptions o;
+  o.precisions = {"fp8"};
+  const auto grid = gemm_grid(o);
+  const auto find = [&](const std::string& role) {
+    return std::find_if(grid.begin(), grid.end(), [&](const GemmInputs& g) { return g.role == role; });
+  };
+  // qkv out = (16384 + 2 x 8 x 128) / 8 = 2304; fc2 in = 53248 / 8 = 6656.
+  REQUIRE(find("llama3-405b qkv tp8") != grid.end());
+  CHECK(find("llama3-405b qkv tp8")->m == 2304);
+  CHECK(find("llama3-405b fc2 tp8")->k == 6656);
+  // KV down-projection: 512 latent + 64 RoPE key = 576 outputs from hidden 7168.
+  REQUIRE(find("deepseek-v3 mla kv_down") != grid.end());
+  CHECK(find("deepseek-v3 mla kv_down")->m == 576);
+  CHECK(find("deepseek-v3 mla kv_down")->k == 7168);
+  // Every FP8 model shape keeps 16-byte rows (FP8: multiples of 16 elements), as cuBLASLt needs.
+  for (const auto& g : grid) {
+    if (g.role.empty()) continue;
+    CHECK(g.m % 16 == 0);
+    CHECK(g.k % 16 == 0);
+  }
+}
