@@ -9,8 +9,12 @@
 //   gelu(x)                        tanh approximation
 //   rope(x)                        rotate-half per head of `head_dim`; position = row % seq_len
 //   bias_dropout_add(x, bias, residual) with the counter-hash mask of kernels/counter_hash.h
-// The kernels are straightforward (no vectorized loads), so they show what an unfused framework
-// kernel of the same traffic costs; each records its minimum bytes (validation/work_counts.h).
+// Each moves memory as framework kernels do (PyTorch's vectorized elementwise kernels, Apex and
+// Transformer Engine's norms): 16-byte loads and stores, grid-stride loops over enough blocks to
+// fill every SM, and the row kernels read their row once into registers. Shapes whose rows are
+// not whole 16-byte vectors (or rows longer than 1024 threads x 4 vectors: 32768 bf16, 16384
+// fp32) take scalar kernels that compute the same. Each records its minimum bytes
+// (validation/work_counts.h).
 
 #include <cuda_runtime_api.h>
 
