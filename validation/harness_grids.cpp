@@ -78,7 +78,9 @@ GemmInputs gemm_point(DataType precision, const std::string& layout, std::int64_
 
 std::vector<GemmInputs> gemm_grid(const HarnessOptions& options) {
   std::vector<DataType> precisions;
-  for (DataType t : {DataType::bf16, DataType::fp16, DataType::fp8, DataType::tf32, DataType::fp32, DataType::int8}) {
+  // FP8 second: a --max-wall budget that cuts the grid still reaches it (bf16 and FP8 are what
+  // training runs use; cuBLASLt's FP8 set-up is the least proven part of the harness).
+  for (DataType t : {DataType::bf16, DataType::fp8, DataType::fp16, DataType::tf32, DataType::fp32, DataType::int8}) {
     if (wanted(options.precisions, to_string(t))) precisions.push_back(t);
   }
   std::vector<GemmInputs> grid;
@@ -115,7 +117,10 @@ std::vector<GemmInputs> gemm_grid(const HarnessOptions& options) {
       // 16-byte-aligned rows): on an H200, bf16 2500^3 (5000 B rows) ran at 160 TFLOP/s against
       // ~720 for aligned shapes. Odd sizes, multiples of 2 and of 4 but not of 8, small and large.
       // In TN, lda = ldb = k and ldc = m; n sets no leading dimension.
-      for (std::int64_t s : {1026, 2047, 3002, 4100, 8191}) grid.push_back(gemm_point(p, "TN", s, s, s));
+      const std::vector<std::int64_t> misaligned = p == DataType::bf16
+                                                       ? std::vector<std::int64_t>{1026, 2047, 3002, 4100, 8191}
+                                                       : std::vector<std::int64_t>{1026, 2047, 4100};
+      for (std::int64_t s : misaligned) grid.push_back(gemm_point(p, "TN", s, s, s));
       if (p == DataType::bf16) {
         grid.push_back(gemm_point(p, "TN", 4100, kLayerTokens, 4096, "misaligned m only"));
         grid.push_back(gemm_point(p, "TN", 4096, kLayerTokens, 4100, "misaligned k only"));
