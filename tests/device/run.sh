@@ -205,10 +205,17 @@ summarize() {
     gpu=$(grep -h -m1 '"catalog_gpu"' "$out"/*.json 2>/dev/null | head -1 | sed 's/.*: *"\{0,1\}\([^",]*\)"\{0,1\},*/\1/')
     echo "catalog GPU: ${gpu:-unknown}"
     echo "commit under: scenarios/calibration/${gpu:-<gpu>}/ (exactly as written, with SUMMARY.txt)"
+    # Measured points carry a median, skipped ones a reason (both have a "kind").
     for f in "$out"/*.json; do
       [ -e "$f" ] || continue
-      echo "  $(basename "$f"): $(grep -c '"kind":' "$f") records, complete $(grep -m1 '"complete"' "$f" | tr -d ' ,')"
+      echo "  $(basename "$f"): $(grep -c '"median_s"' "$f") measured, $(grep -c '"reason"' "$f") skipped," \
+           "$(grep -c '"passed": false' "$f") failed checks, complete $(grep -m1 '"complete"' "$f" | tr -d ' ,')"
     done
+    # Which cuBLASLt FP8 set-up ran (validation/fp8_gemm_configurations.h), per measured record.
+    if grep -qh 'cuBLASLt FP8 set-up' "$out"/*.json 2>/dev/null; then
+      echo "FP8 GEMM set-ups that ran (records):"
+      grep -oh 'cuBLASLt FP8 set-up [0-9]* of [0-9]* tried: [^"]*' "$out"/*.json | sort | uniq -c | sed 's/^/  /'
+    fi
   } > "$out/SUMMARY.txt"
   tee -a "$out/run.log" < "$out/SUMMARY.txt"
 }
