@@ -104,7 +104,9 @@ class GemmPlan {
   cublasLtMatrixLayout_t m_a = nullptr;
   cublasLtMatrixLayout_t m_b = nullptr;
   cublasLtMatrixLayout_t m_c = nullptr;
-  static constexpr int kMaxAlgorithms = 8;
+  // Candidates asked of the heuristic: the first that runs is used (for FP8 on an H200 all of
+  // the first 8 were refused at run time, so more are asked for).
+  static constexpr int kMaxAlgorithms = 16;
   cublasLtMatmulAlgo_t m_algo[kMaxAlgorithms]{};
   std::size_t m_workspace[kMaxAlgorithms]{};
   int m_offered = 0;
