@@ -34,6 +34,9 @@ LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute
     qkv = e * T * (2.0 * w.q + w.v) + e * T * (2.0 * q_latent + w.latent + s.mla->kv_lora_rank);
     projection_input = e * T * w.v;
   }
+  // QK-norm keeps its inputs, the projected queries and keys before the norm (Transformer Engine's
+  // RMSNorm saves x and one FP32 rstd per row; the attention keeps the normed, rotated ones above).
+  if (s.qk_norm && !s.mla) qkv += e * T * (s.q_width() / t + kv_per_rank);
   // MLP: the activation's input and output; for a MoE layer, the router's FP32 probabilities, the
   // tokens the local experts received (their FC1 input), the experts' activation input and output
   // on those tokens, and the shared experts' as a dense MLP.

@@ -224,6 +224,23 @@ void push_norm(OpList& ops, std::string_view name, const LayerShape& s, bool bac
   ops.push(reduction_op(name, backward ? norm_backward_bytes(s) : norm_bytes(s)));
 }
 
+// QK-norm (Qwen3; Megatron-Core SelfAttention applies q_layernorm and k_layernorm, Transformer
+// Engine RMSNorms over head_dim, to the query and key heads right after the QKV projection, before
+// RoPE): two fused norms, priced as the layer's norms per element (reads x, writes y: 2e forward;
+// reads dy and x, writes dx, folds the weight gradient: 4e backward) over every query and key
+// element of the rank, one kernel for the queries and one for the keys.
+constexpr double kQkNormKernels = 2.0;
+double qk_norm_elements(const LayerShape& s) {
+  return s.tokens() * (s.q_width() / s.t() + kv_heads_per_rank(s) * s.head_dim);
+}
+void push_qk_norm(OpList& ops, const LayerShape& s, bool backward) {
+  if (!s.qk_norm || s.mla) return;
+  const double per_element = (backward ? 4.0 : 2.0) * s.activation_bytes;
+  Op op = reduction_op(backward ? "qk_norm.backward" : "qk_norm", qk_norm_elements(s) * per_element);
+  op.launches = kQkNormKernels;
+  ops.push(op);
+}
+
 void push_rope(OpList& ops, const LayerShape& s, bool backward) {
   if (s.position != PositionEmbedding::rotary) return;
   const double e = s.activation_bytes;
@@ -317,6 +334,7 @@ OpList layer_forward_ops(const LayerShape& s) {
   } else {
     ops.push(gemm("qkv_proj", s, T, qkv_width_per_rank(s), s.hidden));
   }
+  push_qk_norm(ops, s, false);
   push_rope(ops, s, false);
   push_repeat_kv(ops, s, false);
   push_attention_core_forward(ops, s);
@@ -353,6 +371,7 @@ OpList layer_backward_ops(const LayerShape& s) {
   push_attention_core_backward(ops, s);
   push_repeat_kv(ops, s, true);
   push_rope(ops, s, true);
+  push_qk_norm(ops, s, true);
   if (s.mla) {
     push_mla_projections_backward(ops, s);
   } else {
@@ -435,6 +454,7 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.kernels = training.kernels;
   s.linear_bias = model.linear_bias;
   s.dropout = model.dropout;
+  s.qk_norm = model.qk_norm && !model.mla;
   s.flash_attention = training.flash_attention;
   s.causal = true;
   s.compute = precision.compute;

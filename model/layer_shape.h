@@ -35,6 +35,7 @@ struct LayerShape {
   KernelFusion kernels = KernelFusion::fused;  // elementwise kernels fused, or PyTorch eager
   bool linear_bias = true;
   bool dropout = true;           // attention and hidden dropout (GPT-style; stores masks)
+  bool qk_norm = false;          // per-head RMSNorm of queries and keys (TransformerSpec::qk_norm)
   bool flash_attention = true;   // fused attention kernel; false: Megatron's unfused softmax path
   bool causal = true;            // decoder: a causal mask (flash kernels skip masked blocks)
   DataType compute = DataType::bf16;  // GEMM input format

@@ -61,6 +61,9 @@ struct TransformerSpec {
   bool linear_bias = true;    // GPT-style biases in linear layers (Llama: none)
   bool dropout = true;        // attention and hidden dropout applied in training (GPT-3: 0.1;
                               // Llama: none); dropout masks are stored activations
+  // QK-norm: a per-head RMSNorm over head_dim of every query and key after the QKV projection
+  // (Qwen3; Megatron-Core's qk_layernorm, SelfAttention's q_layernorm and k_layernorm).
+  bool qk_norm = false;
   std::optional<MlaSpec> mla;
   MoeSpec moe;
   // Sliding-window attention (GPT-OSS, Gemma, Mistral): queries attend to the last

@@ -75,6 +75,7 @@ void write_model(Writer& w, const TransformerSpec& m) {
   w.boolean(2, "tied_embeddings", m.tied_embeddings);
   w.boolean(2, "linear_bias", m.linear_bias);
   w.boolean(2, "dropout", m.dropout);
+  if (m.qk_norm) w.boolean(2, "qk_norm", m.qk_norm);  // written when set: older files stay as they were
   w.integer(2, "experts", m.moe.experts);
   w.integer(2, "top_k", m.moe.top_k);
   w.integer(2, "moe_ffn_hidden", m.moe.ffn_hidden);

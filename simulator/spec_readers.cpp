@@ -52,7 +52,7 @@ const std::vector<std::string>& system_field_keys() {
 const std::vector<std::string>& model_field_keys() {
   static const std::vector<std::string> keys = {
       "layers",  "hidden",     "heads",          "kv_heads",       "head_dim",        "ffn_hidden",
-      "vocab",   "mlp",        "norm",           "position",       "tied_embeddings", "linear_bias",    "dropout",     "experts",
+      "vocab",   "mlp",        "norm",           "position",       "tied_embeddings", "linear_bias",    "dropout",     "qk_norm",     "experts",
       "top_k",   "moe_ffn_hidden", "shared_experts", "capacity_factor", "load_imbalance", "first_dense_layers",
       "mla",     "sliding_window", "full_attention_every"};
   return keys;
@@ -179,6 +179,7 @@ void read_model_fields(const MapReader& r, TransformerSpec& m) {
   if (auto v = r.boolean("tied_embeddings")) m.tied_embeddings = *v;
   if (auto v = r.boolean("linear_bias")) m.linear_bias = *v;
   if (auto v = r.boolean("dropout")) m.dropout = *v;
+  if (auto v = r.boolean("qk_norm")) m.qk_norm = *v;
   if (auto v = r.integer("experts")) m.moe.experts = to_int(*v);
   if (auto v = r.integer("top_k")) m.moe.top_k = to_int(*v);
   if (auto v = r.integer("moe_ffn_hidden", kNonNegative)) m.moe.ffn_hidden = to_int(*v);

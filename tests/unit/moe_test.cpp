@@ -283,3 +283,41 @@ TEST_CASE("a dropless MoE layer over EP synchronizes with the host before its al
   for (const Op& op : layer_forward_ops(ep8)) found = found || op.name == kMoeHostSyncAfter;
   CHECK(found);
 }
+
+TEST_CASE("QK-norm: Qwen3's per-head RMSNorms of the queries and keys, priced as two fused norms each way") {
+  // Megatron-Bridge Qwen3MoEModelProvider sets qk_layernorm; Megatron-Core's SelfAttention then
+  // runs Transformer Engine RMSNorms over head_dim on the query and key heads after the QKV
+  // projection. Qwen3-30B-A3B (32 query heads, 4 KV heads, head_dim 128), one 4096-token sequence,
+  // TP 2: per rank 16 query heads and 2 KV heads, so 4096 x (16 + 2) x 128 = 9.437M elements.
+  // A fused norm reads x and writes y (2 x 2 bytes forward); its backward reads dy and x and writes
+  // dx with the weight gradient folded in (4 x 2 bytes): 37.7 MB forward, 75.5 MB backward.
+  const TransformerSpec& qwen = catalog_model("qwen3-30b-a3b");
+  REQUIRE(qwen.qk_norm);
+  const LayerShape s = moe_layer_shape(shape_of(qwen, 2, 1, 1, true));
+  const double elements = 4096.0 * (16.0 + 2.0) * 128.0;
+  const auto find = [](const OpList& ops, std::string_view name) -> const Op* {
+    for (const Op& op : ops) {
+      if (op.name == name) return &op;
+    }
+    return nullptr;
+  };
+  const OpList forward = layer_forward_ops(s);
+  const OpList backward = layer_backward_ops(s);
+  const Op* norm = find(forward, "qk_norm");
+  const Op* norm_backward = find(backward, "qk_norm.backward");
+  REQUIRE(norm != nullptr);
+  REQUIRE(norm_backward != nullptr);
+  CHECK(norm->kind == OpKind::reduction);
+  CHECK(norm->bytes.value() == doctest::Approx(elements * 4.0));
+  CHECK(norm_backward->bytes.value() == doctest::Approx(elements * 8.0));
+  CHECK(norm->launches == 2.0);  // one kernel for the queries, one for the keys
+  // The norm keeps its input, the projected queries and keys: 2 bytes per element more per layer.
+  LayerShape plain = s;
+  plain.qk_norm = false;
+  CHECK(find(layer_forward_ops(plain), "qk_norm") == nullptr);
+  CHECK((layer_activation_bytes(s, Recompute::none).stored - layer_activation_bytes(plain, Recompute::none).stored)
+            .value() == doctest::Approx(elements * 2.0));
+  // Models without it (GPT-OSS, Llama) and MLA (DeepSeek-V3 normalizes its latents instead) run none.
+  CHECK_FALSE(catalog_model("gpt-oss-120b").qk_norm);
+  CHECK(find(layer_forward_ops(shape_of(catalog_model("deepseek-v3"), 1, 1, 1, false)), "qk_norm") == nullptr);
+}

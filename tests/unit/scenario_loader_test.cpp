@@ -353,6 +353,7 @@ model:
   norm: rmsnorm
   tied_embeddings: true
   linear_bias: false
+  qk_norm: true
   experts: 16
   top_k: 4
   moe_ffn_hidden: 512
@@ -408,6 +409,7 @@ precision: {compute: fp8, params: bf16, grads: bf16, optimizer: fp32, kv_cache: 
 )", "everything.yaml");
   CHECK(training.parallel.dp == 4);  // 32 / (2*2*2)
   CHECK(training.model.mla.has_value());
+  CHECK(training.model.qk_norm);
   CHECK(training.system.network.oversubscription == 2.0);
   CHECK(training.training().goodput.gpu_mtbf_hours == 50000.0);
   CHECK(parse_scenario(write_scenario_yaml(training), training.source) == training);
