@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
 #include "model/layer_ops.h"
 #include "model/op_builders.h"
@@ -59,6 +60,31 @@ Op expert_cast(std::string_view name, const LayerShape& s, const MoeRouting& r, 
   return op;
 }
 
+// FP8 training pads each local expert's rows to the quantized GEMMs' alignment: Megatron-Core's
+// TEGroupedMLP runs Transformer Engine's Fp8Padding on the permuted tokens (and their router
+// probabilities) before FC1 and Fp8Unpadding on FC2's output (megatron/core/transformer/moe/
+// experts.py; transformer_engine/pytorch/module/fp8_padding.py, fp8_unpadding.py): a copy of every
+// row into a buffer with each expert's rows rounded up (fused_multi_row_padding), and the copy
+// back (split + cat); the backward runs the conjugate copies. Fp8Padding returns its input
+// untouched only when every expert's count is already aligned, which dropless routing does not
+// give (each expert's count is whatever the router sent, forced-balanced benchmarks included: random
+// logits); Megatron's moe_router_padding_for_fp8 (off by default) pads in the router instead.
+// Alignment: 32 rows for MXFP8, 16 otherwise (Fp8Padding's align_size).
+constexpr double kQuantizedRowAlignment = 16.0;
+constexpr double kMxfp8RowAlignment = 32.0;
+constexpr double kFp8PaddingForwardKernels = 2.0;  // the tokens' and the probabilities' padding
+
+bool pads_expert_rows(const LayerShape& s, const MoeRouting& r) {
+  if (!is_quantized_training_format(s.compute)) return false;
+  if (s.moe.capacity_factor <= 0.0) return true;  // dropless: counts as routed
+  const double align = s.compute == DataType::mxfp8 ? kMxfp8RowAlignment : kQuantizedRowAlignment;
+  return std::fmod(r.expert_rows, align) != 0.0;  // capacity mode: every expert holds expert_rows
+}
+// One copy of the local experts' rows, read and written at the activation width.
+double expert_rows_copy_bytes(const LayerShape& s, const MoeRouting& r) {
+  return r.rows * s.hidden * 2.0 * s.activation_bytes;
+}
+
 }  // namespace
 
 MoeRouting moe_routing(const LayerShape& s) {
@@ -107,11 +133,18 @@ void push_moe_forward(OpList& ops, const LayerShape& s) {
   // After the all-to-all, tokens arrive grouped by source rank; with several local experts they are
   // re-sorted by expert (Megatron's sort_chunks_by_idxs).
   if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_sort_chunks", r.rows * h * 2.0 * e));
+  const bool padded = pads_expert_rows(s, r);
+  if (padded) {
+    Op pad = memory_op("experts_fp8_padding", expert_rows_copy_bytes(s, r));
+    pad.launches = kFp8PaddingForwardKernels;
+    ops.push(pad);
+  }
   if (is_quantized_training_format(s.compute)) ops.push(expert_cast("experts_fp8_casts", s, r, false));
   ops.push(grouped_gemm("experts_fc1", s, r.expert_rows, gated * r.expert_ffn, h, r.local_experts));
   ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu" : "experts_gelu",
                      r.rows * r.expert_ffn * (gated + 1.0) * e));
   ops.push(grouped_gemm("experts_fc2", s, r.expert_rows, h, r.expert_ffn, r.local_experts));
+  if (padded) ops.push(memory_op("experts_fp8_unpadding", expert_rows_copy_bytes(s, r)));
   if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_unsort_chunks", r.rows * h * 2.0 * e));
   // Unpermute: each token's top_k expert outputs weighted by their router probabilities and summed.
   ops.push(memory_op("moe_unpermute", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
@@ -141,6 +174,8 @@ void push_moe_backward(OpList& ops, const LayerShape& s) {
   // probability), plus the probabilities' gradient (a dot product per slot with the saved outputs).
   ops.push(memory_op("moe_unpermute.backward", r.tokens * h * e + r.tokens * s.moe.top_k * h * 2.0 * e));
   if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_sort_chunks.backward", r.rows * h * 2.0 * e));
+  const bool padded = pads_expert_rows(s, r);
+  if (padded) ops.push(memory_op("experts_fp8_unpadding.backward", expert_rows_copy_bytes(s, r)));
   if (is_quantized_training_format(s.compute)) ops.push(expert_cast("experts_fp8_casts.backward", s, r, true));
   push_grouped_gemm_backward(ops, "experts_fc2.dgrad", "experts_fc2.wgrad", s, r.expert_rows, h, r.expert_ffn,
                              r.local_experts);
@@ -148,6 +183,7 @@ void push_moe_backward(OpList& ops, const LayerShape& s) {
                      r.rows * r.expert_ffn * (2.0 * gated + 1.0) * e));
   push_grouped_gemm_backward(ops, "experts_fc1.dgrad", "experts_fc1.wgrad", s, r.expert_rows, gated * r.expert_ffn,
                              h, r.local_experts);
+  if (padded) ops.push(memory_op("experts_fp8_padding.backward", expert_rows_copy_bytes(s, r)));
   if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_unsort_chunks.backward", r.rows * h * 2.0 * e));
   // Permute backward: the top_k slot gradients of each token summed back into it.
   ops.push(memory_op("moe_permute.backward", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));

@@ -32,6 +32,9 @@
 // FP8 training quantizes each expert's GEMM inputs (and output gradients) per expert
 // ("experts_fp8_casts"; the dense layer casts count the attention block and shared experts).
 // Dropless routing over EP synchronizes the host before the dispatch (moe_forward_host_sync).
+// FP8 training also copies the local experts' rows into a buffer padded per expert to the
+// quantized GEMMs' row alignment and back after FC2 (Transformer Engine's Fp8Padding /
+// Fp8Unpadding in TEGroupedMLP), forward and backward: "experts_fp8_padding" and its kin.
 
 #include <string_view>
 

@@ -321,3 +321,39 @@ TEST_CASE("QK-norm: Qwen3's per-head RMSNorms of the queries and keys, priced as
   CHECK_FALSE(catalog_model("gpt-oss-120b").qk_norm);
   CHECK(find(layer_forward_ops(shape_of(catalog_model("deepseek-v3"), 1, 1, 1, false)), "qk_norm") == nullptr);
 }
+
+TEST_CASE("FP8 MoE layers copy the experts' rows into and out of the per-expert padded buffer, forward and backward") {
+  // TEGroupedMLP runs Transformer Engine's Fp8Padding before FC1 and Fp8Unpadding after FC2 in FP8
+  // training; with dropless routing the per-expert counts are whatever the router sent, so the
+  // copies run. Qwen3-30B-A3B, one 4096-token sequence, EP 8: each rank's 16 local experts receive
+  // 4096 x 8 = 32768 token copies, each copy of the rows reads and writes 32768 x 2048 x 2 bytes:
+  // 268.4 MB per pass, four passes per layer (padding and unpadding, and their backward).
+  const TransformerSpec& qwen = catalog_model("qwen3-30b-a3b");
+  LayerShape s = moe_layer_shape(shape_of(qwen, 1, 8, 1, false));
+  s.compute = DataType::fp8;
+  const double copy_bytes = 32768.0 * 2048.0 * 2.0 * 2.0;
+  const auto bytes_of = [](const OpList& ops, std::string_view name) {
+    for (const Op& op : ops) {
+      if (op.name == name) return op.bytes.value();
+    }
+    return -1.0;
+  };
+  const OpList forward = layer_forward_ops(s);
+  const OpList backward = layer_backward_ops(s);
+  CHECK(bytes_of(forward, "experts_fp8_padding") == doctest::Approx(copy_bytes));
+  CHECK(bytes_of(forward, "experts_fp8_unpadding") == doctest::Approx(copy_bytes));
+  CHECK(bytes_of(backward, "experts_fp8_padding.backward") == doctest::Approx(copy_bytes));
+  CHECK(bytes_of(backward, "experts_fp8_unpadding.backward") == doctest::Approx(copy_bytes));
+  // BF16 experts take the rows as they are.
+  LayerShape bf16 = s;
+  bf16.compute = DataType::bf16;
+  CHECK(bytes_of(layer_forward_ops(bf16), "experts_fp8_padding") < 0.0);
+  CHECK(bytes_of(layer_backward_ops(bf16), "experts_fp8_padding.backward") < 0.0);
+  // A fixed capacity pads every expert to the same count: aligned (2048 rows with capacity factor
+  // 1, a multiple of 16) needs no copy; 1.1 x 2048 = 2252.8 rows is not aligned and is copied.
+  LayerShape capacity = s;
+  capacity.moe.capacity_factor = 1.0;
+  CHECK(bytes_of(layer_forward_ops(capacity), "experts_fp8_padding") < 0.0);
+  capacity.moe.capacity_factor = 1.1;
+  CHECK(bytes_of(layer_forward_ops(capacity), "experts_fp8_padding") > 0.0);
+}
