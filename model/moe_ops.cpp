@@ -85,6 +85,33 @@ double expert_rows_copy_bytes(const LayerShape& s, const MoeRouting& r) {
   return r.rows * s.hidden * 2.0 * s.activation_bytes;
 }
 
+// Experts with biases (GPT-OSS: add_bias_linear) get FC2's bias outside the grouped GEMM:
+// TEGroupedMLP takes FC2's per-expert biases back unapplied and adds them weighted by each row's
+// router probability (the activation already weighted FC2's input), in PyTorch per expert:
+// `cat([t + b * p for each expert's rows t, bias b, probabilities p]).to(dtype)`
+// (megatron/core/transformer/moe/experts.py TEGroupedMLP._apply_bias). With 16-bit rows and FP32
+// probabilities, per element of the rows x h output (PyTorch type promotion makes b * p FP32):
+//   forward   b * p writes 4; t + (b p) reads 2 + 4, writes 4; cat reads 4, writes 4; .to reads 4,
+//             writes 2                                                                     = 28
+//   backward  .to's backward reads 2, writes 4; the add's gradient for t cast to 16 bits reads 4,
+//             writes 2; the product's gradients for b and p each multiply (read 4, write 4) and
+//             reduce (read 4) (cat's backward only slices)                                   = 36
+// Kernels: per expert the product and the sum (forward), the cast and two multiply-reduce pairs
+// (backward); once the cat and the cast (forward) and the cast (backward).
+constexpr double kExpertBiasForwardBytesPerElement = 28.0;
+constexpr double kExpertBiasBackwardBytesPerElement = 36.0;
+constexpr double kExpertBiasForwardKernelsPerExpert = 2.0, kExpertBiasForwardKernels = 2.0;
+constexpr double kExpertBiasBackwardKernelsPerExpert = 5.0, kExpertBiasBackwardKernels = 1.0;
+
+Op expert_bias_op(const LayerShape& s, const MoeRouting& r, bool backward) {
+  const double elements = r.rows * s.hidden;
+  Op op = memory_op(backward ? "experts_fc2_bias.backward" : "experts_fc2_bias",
+                    elements * (backward ? kExpertBiasBackwardBytesPerElement : kExpertBiasForwardBytesPerElement));
+  op.launches = backward ? kExpertBiasBackwardKernelsPerExpert * r.local_experts + kExpertBiasBackwardKernels
+                         : kExpertBiasForwardKernelsPerExpert * r.local_experts + kExpertBiasForwardKernels;
+  return op;
+}
+
 }  // namespace
 
 MoeRouting moe_routing(const LayerShape& s) {
@@ -145,6 +172,7 @@ void push_moe_forward(OpList& ops, const LayerShape& s) {
                      r.rows * r.expert_ffn * (gated + 1.0) * e));
   ops.push(grouped_gemm("experts_fc2", s, r.expert_rows, h, r.expert_ffn, r.local_experts));
   if (padded) ops.push(memory_op("experts_fp8_unpadding", expert_rows_copy_bytes(s, r)));
+  if (s.linear_bias) ops.push(expert_bias_op(s, r, false));
   if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_unsort_chunks", r.rows * h * 2.0 * e));
   // Unpermute: each token's top_k expert outputs weighted by their router probabilities and summed.
   ops.push(memory_op("moe_unpermute", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
@@ -174,6 +202,7 @@ void push_moe_backward(OpList& ops, const LayerShape& s) {
   // probability), plus the probabilities' gradient (a dot product per slot with the saved outputs).
   ops.push(memory_op("moe_unpermute.backward", r.tokens * h * e + r.tokens * s.moe.top_k * h * 2.0 * e));
   if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_sort_chunks.backward", r.rows * h * 2.0 * e));
+  if (s.linear_bias) ops.push(expert_bias_op(s, r, true));
   const bool padded = pads_expert_rows(s, r);
   if (padded) ops.push(memory_op("experts_fp8_unpadding.backward", expert_rows_copy_bytes(s, r)));
   if (is_quantized_training_format(s.compute)) ops.push(expert_cast("experts_fp8_casts.backward", s, r, true));

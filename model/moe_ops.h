@@ -34,7 +34,9 @@
 // Dropless routing over EP synchronizes the host before the dispatch (moe_forward_host_sync).
 // FP8 training also copies the local experts' rows into a buffer padded per expert to the
 // quantized GEMMs' row alignment and back after FC2 (Transformer Engine's Fp8Padding /
-// Fp8Unpadding in TEGroupedMLP), forward and backward: "experts_fp8_padding" and its kin.
+// Fp8Unpadding in TEGroupedMLP), forward and backward: "experts_fp8_padding" and its kin. Experts
+// with biases add FC2's bias, weighted by the router probabilities, in PyTorch per expert
+// ("experts_fc2_bias", TEGroupedMLP._apply_bias).
 
 #include <string_view>
 

@@ -357,3 +357,35 @@ TEST_CASE("FP8 MoE layers copy the experts' rows into and out of the per-expert 
   capacity.moe.capacity_factor = 1.1;
   CHECK(bytes_of(layer_forward_ops(capacity), "experts_fp8_padding") > 0.0);
 }
+
+TEST_CASE("experts with biases add FC2's probability-weighted bias in PyTorch, per expert, forward and backward") {
+  // GPT-OSS (add_bias_linear): TEGroupedMLP._apply_bias runs cat([t + b * p]).to(bf16) over the
+  // experts' FC2 output. One 4096-token sequence, EP 8: 4096 x 4 = 16384 token copies on the rank's
+  // 16 local experts, 16384 x 2880 output elements; 28 bytes each forward (b*p in FP32 4, the add
+  // 2 + 4 + 4, the cat 8, the cast 6) and 36 backward (the casts 6 + 6, two multiply-reduce pairs
+  // 12 + 12), as moe_ops.cpp derives them from PyTorch's type promotion.
+  const TransformerSpec& oss = catalog_model("gpt-oss-120b");
+  REQUIRE(oss.linear_bias);
+  const LayerShape s = moe_layer_shape(shape_of(oss, 1, 8, 1, false));
+  const double elements = 16384.0 * 2880.0;
+  const auto find = [](const OpList& ops, std::string_view name) -> const Op* {
+    for (const Op& op : ops) {
+      if (op.name == name) return &op;
+    }
+    return nullptr;
+  };
+  const OpList forward_ops = layer_forward_ops(s);
+  const OpList backward_ops = layer_backward_ops(s);
+  const Op* forward = find(forward_ops, "experts_fc2_bias");
+  const Op* backward = find(backward_ops, "experts_fc2_bias.backward");
+  REQUIRE(forward != nullptr);
+  REQUIRE(backward != nullptr);
+  CHECK(forward->bytes.value() == doctest::Approx(28.0 * elements));
+  CHECK(backward->bytes.value() == doctest::Approx(36.0 * elements));
+  CHECK(forward->launches == 2.0 * 16.0 + 2.0);   // product and sum per expert; cat and cast
+  CHECK(backward->launches == 5.0 * 16.0 + 1.0);  // cast and two multiply-reduce pairs per expert; cast
+  // Experts without biases (Qwen3) add nothing.
+  const LayerShape qwen = moe_layer_shape(shape_of(catalog_model("qwen3-30b-a3b"), 1, 8, 1, false));
+  const OpList qwen_forward = layer_forward_ops(qwen);
+  CHECK(find(qwen_forward, "experts_fc2_bias") == nullptr);
+}
