@@ -112,6 +112,20 @@ struct CostParameters {
   // 0.20-0.23 / 0.17-0.21 there).
   double flash_fwd_eta_hopper = 0.42;
   double flash_bwd_eta_hopper = 0.33;
+  // How an attention kernel's work splits over the SMs (model/op_time.h, flash_schedule_efficiency;
+  // applies to ops whose Op::attention shape is known). Each CTA owns one tile of
+  // flash_shape_tile queries of one (sequence, head) and walks the key blocks of the same size it
+  // may see (causal: up to the diagonal), paying flash_shape_cta_overhead_blocks blocks' worth
+  // of prologue and epilogue (loading Q, the final rescale, writing O and the log-sum-exp).
+  // Causal CTAs differ in length; the last to finish runs flash_shape_tail_fraction of the longest
+  // CTA past the average finish (0: perfectly balanced, 1: the list-scheduling bound). The softmax
+  // exponentials (one per score, on the SFU, which runs far below the tensor cores) cost as much
+  // as flash_shape_softmax_dim more head-dimension columns of matrix work; the etas above hold at
+  // head dim 128. flash_shape_tile = 0 prices attention without these terms.
+  double flash_shape_tile = 0.0;
+  double flash_shape_cta_overhead_blocks = 0.0;
+  double flash_shape_tail_fraction = 0.0;
+  double flash_shape_softmax_dim = 0.0;
 
   // --- Communication (used by the alpha-beta collective model) -----------------------------------
   // NCCL reaches ~80% of NVLink line rate: "450GB/s is the line rate. With the protocol overhead
@@ -220,6 +234,10 @@ struct CostParameters {
     f("flash.bwd_eta.ampere", self.flash_bwd_eta_ampere, "FlashAttention-2 paper, A100");
     f("flash.fwd_eta.hopper", self.flash_fwd_eta_hopper, "measured/h200_torch_kernels_2026-11-29.json cuDNN SDPA");
     f("flash.bwd_eta.hopper", self.flash_bwd_eta_hopper, "measured/h200_torch_kernels_2026-11-29.json cuDNN SDPA");
+    f("flash_shape.tile", self.flash_shape_tile, "off");
+    f("flash_shape.cta_overhead_blocks", self.flash_shape_cta_overhead_blocks, "off");
+    f("flash_shape.tail_fraction", self.flash_shape_tail_fraction, "off");
+    f("flash_shape.softmax_dim", self.flash_shape_softmax_dim, "off");
     f("comm.nvlink_eta", self.nvlink_eta, "NVIDIA/nccl-tests#212");
     f("comm.network_eta", self.network_eta, "NVIDIA/nccl-tests#160, #290");
     f("comm.tp_overlap_exposed_chunks", self.tp_overlap_exposed_chunks, "Wang et al. 2022");

@@ -53,6 +53,13 @@ double attention_output_width(const LayerShape& s) {
   return s.mla ? s.heads / s.t() * s.mla->v_head_dim : s.q_width() / s.t();
 }
 
+// The CTA-level shape of the fused kernel (model/op_time.h); unknown for sliding-window layers,
+// whose CTAs see only the window.
+AttentionShape attention_shape(const ops::FlashShape& f) {
+  if (f.window > 0.0 && f.windowed > 0.0 && f.window < f.keys) return {};
+  return {f.sequences * f.heads, f.queries, f.keys, f.qk_dim, f.causal};
+}
+
 void push_attention_core_forward(OpList& ops, const LayerShape& s) {
   const double e = s.activation_bytes;
   const ops::FlashShape f = flash_shape(s);
@@ -63,6 +70,7 @@ void push_attention_core_forward(OpList& ops, const LayerShape& s) {
     op.dtype = ops::attention_dtype(s);
     op.flops = Flops(ops::flash_forward_flops(f));
     op.bytes = Bytes(ops::flash_io_elements(f) * e);
+    op.attention = attention_shape(f);
     ops.push(op);
     return;
   }
@@ -92,6 +100,7 @@ void push_attention_core_backward(OpList& ops, const LayerShape& s) {
     op.dtype = ops::attention_dtype(s);
     op.flops = Flops(kFlashBackwardWorkRatio * ops::flash_forward_flops(f));
     op.bytes = Bytes(ops::flash_io_elements(f) * e * 2.0);
+    op.attention = attention_shape(f);
     ops.push(op);
     return;
   }

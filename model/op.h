@@ -33,11 +33,24 @@ struct GemmShape {
   double batch = 1.0;
 };
 
+// The problem a fused attention kernel (flash_forward / flash_backward) works on, so its time can
+// depend on how the work splits into CTAs: `batch_heads` independent (sequence, query head)
+// problems, each `seq_q` queries against `seq_kv` keys of width `head_dim`. batch_heads == 0
+// means the shape is unknown (a batch of mixed prefill requests): no shape effect is priced.
+struct AttentionShape {
+  double batch_heads = 0.0;
+  double seq_q = 0.0;
+  double seq_kv = 0.0;
+  double head_dim = 0.0;
+  bool causal = false;
+};
+
 struct Op {
   OpKind kind = OpKind::memory_bound;
   std::string_view name;  // static string: "qkv_proj", "fc1.dgrad", ...
   DataType dtype = DataType::bf16;  // input format of a gemm / flash kernel (its peak applies)
   GemmShape gemm;         // meaningful for kind == gemm
+  AttentionShape attention;  // meaningful for flash kinds (may be unknown, see AttentionShape)
   Flops flops;
   Bytes bytes;
   // Kernels the op stands for, each dispatched by the host: 1, or one per local expert for

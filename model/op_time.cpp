@@ -75,6 +75,38 @@ double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const Cos
   return gemm_tiling(shape, sm_count, params).efficiency;
 }
 
+double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, const CostParameters& params) {
+  const double tile = params.flash_shape_tile;
+  if (tile <= 0.0 || shape.batch_heads <= 0.0 || shape.seq_q <= 0.0 || shape.seq_kv <= 0.0) return 1.0;
+  const double sms = std::max(sm_count, 1);
+  const double overhead = params.flash_shape_cta_overhead_blocks;
+  const double q_tiles = std::ceil(shape.seq_q / tile);
+  const double kv_blocks = std::ceil(shape.seq_kv / tile);
+  // Work in (tile x tile) blocks as the flop count states it: causal counts half the scores.
+  const double counted = shape.batch_heads * shape.seq_q * shape.seq_kv / (tile * tile) * (shape.causal ? 0.5 : 1.0);
+  double makespan = 0.0;
+  if (!shape.causal) {
+    const double ctas = shape.batch_heads * q_tiles;
+    makespan = std::ceil(ctas / sms) * (kv_blocks + overhead);
+  } else {
+    // Bottom-right aligned mask (queries are the last seq_q positions of the keys): query tile i
+    // (0-based) sees min(kv_blocks, i + 1 + offset) key blocks.
+    const double offset = std::floor(std::max(shape.seq_kv - shape.seq_q, 0.0) / tile);
+    const double rising = std::clamp(kv_blocks - offset, 0.0, q_tiles);  // tiles before saturation
+    const double visits = rising * (rising + 1.0) / 2.0 + rising * offset + (q_tiles - rising) * kv_blocks;
+    const double longest = std::min(kv_blocks, q_tiles + offset) + overhead;
+    const double total = shape.batch_heads * (visits + q_tiles * overhead);
+    makespan = std::max(total / sms + params.flash_shape_tail_fraction * longest, longest);
+  }
+  double efficiency = makespan > 0.0 ? std::min(1.0, counted / (sms * makespan)) : 1.0;
+  const double softmax = params.flash_shape_softmax_dim;
+  if (softmax > 0.0 && shape.head_dim > 0.0) {
+    constexpr double kReferenceHeadDim = 128.0;  // the head dim the flash etas were measured at
+    efficiency *= (shape.head_dim / (shape.head_dim + softmax)) / (kReferenceHeadDim / (kReferenceHeadDim + softmax));
+  }
+  return efficiency;
+}
+
 Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) {
   if (op.launches > 1.0) {
     if (op.kind == OpKind::gemm) {
@@ -121,10 +153,12 @@ Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) 
       break;
     }
     case OpKind::flash_forward:
-      compute = op.flops / (sustained * params.flash_forward_eta(gpu.architecture));
+      compute = op.flops / (sustained * params.flash_forward_eta(gpu.architecture) *
+                            flash_schedule_efficiency(op.attention, gpu.sm_count, params));
       break;
     case OpKind::flash_backward:
-      compute = op.flops / (sustained * params.flash_backward_eta(gpu.architecture));
+      compute = op.flops / (sustained * params.flash_backward_eta(gpu.architecture) *
+                            flash_schedule_efficiency(op.attention, gpu.sm_count, params));
       break;
     case OpKind::memory_bound:
     case OpKind::reduction:

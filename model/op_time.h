@@ -55,6 +55,15 @@ GemmTiling gemm_tiling(const GemmShape& shape, int sm_count, const CostParameter
 // Tile x wave quantization efficiency (0, 1] of a GEMM on `sm_count` SMs.
 double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const CostParameters& params);
 
+// Efficiency (0, 1] of a fused attention kernel's split into CTAs on `sm_count` SMs, relative to
+// the kernel kind's eta (CostParameters::flash_shape_*): the counted work (causal: half the
+// score matrix) over SMs x the makespan, in key-block units, of ceil(seq_q / tile) CTAs per
+// (sequence, head), each visiting the key blocks it needs plus its overhead; non-causal CTAs are
+// equal and run in whole waves, causal ones finish tail_fraction of the longest CTA after the
+// average. Times the head-dimension factor ((d / (d + softmax_dim)) / (128 / (128 + softmax_dim))).
+// 1 when the shape is unknown or flash_shape_tile is 0.
+double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, const CostParameters& params);
+
 // The GPU time of `op` (no host overhead).
 Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params);
 

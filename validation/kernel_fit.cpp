@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -38,6 +39,14 @@ constexpr std::array<Tiles, 8> kTileCandidates{{{128, 256, 128},
                                                 {256, 128, 64}}};
 // Reduction depths at which a GEMM reaches half speed (model/op_time.h: eta x k / (k + k_half)).
 constexpr std::array<double, 7> kKHalfCandidates{0.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0};
+// Attention CTA-schedule settings tried when enough fused-attention points were measured
+// (model/op_time.h flash_schedule_efficiency): query/key tile, per-CTA overhead in key blocks,
+// causal tail fraction, softmax cost in head-dimension columns.
+constexpr double kFlashTile = 128.0;  // FlashAttention-2/3 and cuDNN's Hopper kernels: 128-row Q tiles at d = 128
+constexpr std::array<double, 5> kFlashOverheadCandidates{0.0, 0.5, 1.0, 2.0, 4.0};
+constexpr std::array<double, 4> kFlashTailCandidates{0.0, 0.25, 0.5, 1.0};
+constexpr std::array<double, 4> kFlashSoftmaxCandidates{0.0, 16.0, 32.0, 64.0};
+constexpr int kMinPointsForFlashSearch = 8;
 // Relative error beyond which a point's pull on the kernel fit grows linearly (Huber 1964).
 constexpr double kHuberRelative = 0.25;
 // Another shape setting replaces the starting one only when its rms log error is this much lower.
@@ -313,10 +322,10 @@ CostParameters fit_subset(const Problem& pb, const std::vector<std::size_t>& sub
   if (shapes_changed) *shapes_changed = false;
   const auto gemms = std::count_if(subset.begin(), subset.end(),
                                    [&](std::size_t i) { return (*pb.points)[i].op.kind == OpKind::gemm; });
-  if (!search_shapes || gemms < kMinPointsForTileSearch) return best;
+  if (!search_shapes) return best;
   const double start_error = log_error_sq(pb, subset, best);
   double best_error = start_error;
-  for (const Tiles& t : kTileCandidates) {
+  for (const Tiles& t : gemms >= kMinPointsForTileSearch ? std::span<const Tiles>(kTileCandidates) : std::span<const Tiles>()) {
     for (double k_half : kKHalfCandidates) {
       CostParameters trial = start;
       trial.gemm_tile_large_m = t.large_m;
@@ -331,10 +340,39 @@ CostParameters fit_subset(const Problem& pb, const std::vector<std::size_t>& sub
       }
     }
   }
+  const auto flash = std::count_if(subset.begin(), subset.end(), [&](std::size_t i) {
+    const Op& op = (*pb.points)[i].op;
+    return (op.kind == OpKind::flash_forward || op.kind == OpKind::flash_backward) && op.attention.batch_heads > 0.0;
+  });
+  if (flash >= kMinPointsForFlashSearch) {
+    const CostParameters gemm_best = best;
+    const double flash_start_error = best_error;
+    for (double overhead : kFlashOverheadCandidates) {
+      for (double tail : kFlashTailCandidates) {
+        for (double softmax : kFlashSoftmaxCandidates) {
+          CostParameters trial = gemm_best;
+          trial.flash_shape_tile = kFlashTile;
+          trial.flash_shape_cta_overhead_blocks = overhead;
+          trial.flash_shape_tail_fraction = tail;
+          trial.flash_shape_softmax_dim = softmax;
+          trial = solve(pb, subset, trial, forced);
+          const double e = log_error_sq(pb, subset, trial);
+          if (e < best_error && std::sqrt(e) < kShapeImprovement * std::sqrt(flash_start_error)) {
+            best_error = e;
+            best = trial;
+          }
+        }
+      }
+    }
+  }
   if (shapes_changed) {
     *shapes_changed = best.gemm_tile_large_m != start.gemm_tile_large_m ||
                       best.gemm_tile_large_n != start.gemm_tile_large_n ||
-                      best.gemm_tile_small != start.gemm_tile_small || best.gemm_k_half != start.gemm_k_half;
+                      best.gemm_tile_small != start.gemm_tile_small || best.gemm_k_half != start.gemm_k_half ||
+                      best.flash_shape_tile != start.flash_shape_tile ||
+                      best.flash_shape_cta_overhead_blocks != start.flash_shape_cta_overhead_blocks ||
+                      best.flash_shape_tail_fraction != start.flash_shape_tail_fraction ||
+                      best.flash_shape_softmax_dim != start.flash_shape_softmax_dim;
   }
   return best;
 }
@@ -347,7 +385,11 @@ bool is_fitted_component(const std::string& c) {
 
 std::string unit_of(std::string_view name) {
   if (name == kGap) return "s";
-  if (name.rfind("gemm.tile.", 0) == 0 || name == kKHalf) return "elements";
+  if (name.rfind("gemm.tile.", 0) == 0 || name == kKHalf || name == "flash_shape.tile" ||
+      name == "flash_shape.softmax_dim") {
+    return "elements";
+  }
+  if (name == "flash_shape.cta_overhead_blocks") return "blocks";
   if (is_sm_rate(name)) return "B/SM/clock";
   return "1";
 }
@@ -463,6 +505,12 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
     if (shapes_changed && points[i].op.kind == OpKind::gemm) {
       for (const char* t : {"gemm.tile.large_m", "gemm.tile.large_n", "gemm.tile.small", kKHalf}) ++sources[t][c];
     }
+    if (shapes_changed && (points[i].op.kind == OpKind::flash_forward || points[i].op.kind == OpKind::flash_backward)) {
+      for (const char* t : {"flash_shape.tile", "flash_shape.cta_overhead_blocks", "flash_shape.tail_fraction",
+                            "flash_shape.softmax_dim"}) {
+        ++sources[t][c];
+      }
+    }
   }
   const CostParameters defaults;
   for (const auto& [name, by_component] : sources) {
@@ -474,7 +522,9 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
       if (!from.empty()) from += ", ";
       from += fmt::format("{} ({} points)", component, count);
     }
-    if (name.rfind("gemm.tile.", 0) == 0 || name == kKHalf) from = "shape search over " + from;
+    if (name.rfind("gemm.tile.", 0) == 0 || name == kKHalf || name.rfind("flash_shape.", 0) == 0) {
+      from = "shape search over " + from;
+    }
     fit.fitted.push_back(FittedValue{name, value, constant_value(defaults, name), unit_of(name), from});
     if (is_efficiency(name) && value > 1.0) {
       fit.notes.push_back(fmt::format("{} = {:.3f} exceeds 1: the GPU ran faster than its datasheet peak "
