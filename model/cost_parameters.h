@@ -118,14 +118,22 @@ struct CostParameters {
   // may see (causal: up to the diagonal), paying flash_shape_cta_overhead_blocks blocks' worth
   // of prologue and epilogue (loading Q, the final rescale, writing O and the log-sum-exp).
   // Causal CTAs differ in length; the last to finish runs flash_shape_tail_fraction of the longest
-  // CTA past the average finish (0: perfectly balanced, 1: the list-scheduling bound). The softmax
-  // exponentials (one per score, on the SFU, which runs far below the tensor cores) cost as much
-  // as flash_shape_softmax_dim more head-dimension columns of matrix work; the etas above hold at
-  // head dim 128. flash_shape_tile = 0 prices attention without these terms.
+  // CTA past the average finish (0: perfectly balanced, 1: the list-scheduling bound).
+  // flash_shape_tile = 0 prices attention without these terms: no measured attention grid has set
+  // them yet (`stepcast calibrate` searches them when a harness file holds >= 8 cuDNN shapes).
   double flash_shape_tile = 0.0;
   double flash_shape_cta_overhead_blocks = 0.0;
   double flash_shape_tail_fraction = 0.0;
-  double flash_shape_softmax_dim = 0.0;
+  // The softmax's exponentials run on the SFU, 16 per SM per clock (CUDA C++ Programming Guide,
+  // "Arithmetic Instructions" throughput table: exp2f, compute capability 8.x-10.x), one per score,
+  // against 4 x head_dim tensor-core FLOPs per score forward (10 x head_dim backward). Unhidden,
+  // they cost as much as dense_16bit_flops_per_sm_clock / 64 more head-dim columns (Hopper: 64,
+  // Ampere: 32), so attention at head dim 64 runs slower per FLOP than at 128, as FlashAttention-3
+  // (Shah et al. 2024, Sec. 3.1: "3.9 TFLOPS of special functions" against 989 of matmul) describes.
+  // This is the share of that exponential time the kernels hide under their matrix work
+  // (FlashAttention-3's ping-pong and intra-warpgroup overlap): 0, none, until a measured
+  // head-dim grid fits it. The etas above hold at head dim 128 either way.
+  double flash_softmax_hidden_fraction = 0.0;
 
   // --- Communication (used by the alpha-beta collective model) -----------------------------------
   // NCCL reaches ~80% of NVLink line rate: "450GB/s is the line rate. With the protocol overhead
@@ -234,10 +242,11 @@ struct CostParameters {
     f("flash.bwd_eta.ampere", self.flash_bwd_eta_ampere, "FlashAttention-2 paper, A100");
     f("flash.fwd_eta.hopper", self.flash_fwd_eta_hopper, "measured/h200_torch_kernels_2026-11-29.json cuDNN SDPA");
     f("flash.bwd_eta.hopper", self.flash_bwd_eta_hopper, "measured/h200_torch_kernels_2026-11-29.json cuDNN SDPA");
-    f("flash_shape.tile", self.flash_shape_tile, "off");
+    f("flash_shape.tile", self.flash_shape_tile, "off until a measured attention grid fits it");
     f("flash_shape.cta_overhead_blocks", self.flash_shape_cta_overhead_blocks, "off");
     f("flash_shape.tail_fraction", self.flash_shape_tail_fraction, "off");
-    f("flash_shape.softmax_dim", self.flash_shape_softmax_dim, "off");
+    f("flash_shape.softmax_hidden_fraction", self.flash_softmax_hidden_fraction,
+      "none hidden (assumption; SFU rate: CUDA C++ Programming Guide)");
     f("comm.nvlink_eta", self.nvlink_eta, "NVIDIA/nccl-tests#212");
     f("comm.network_eta", self.network_eta, "NVIDIA/nccl-tests#160, #290");
     f("comm.tp_overlap_exposed_chunks", self.tp_overlap_exposed_chunks, "Wang et al. 2022");

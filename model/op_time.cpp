@@ -98,13 +98,20 @@ double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, cons
     const double total = shape.batch_heads * (visits + q_tiles * overhead);
     makespan = std::max(total / sms + params.flash_shape_tail_fraction * longest, longest);
   }
-  double efficiency = makespan > 0.0 ? std::min(1.0, counted / (sms * makespan)) : 1.0;
-  const double softmax = params.flash_shape_softmax_dim;
-  if (softmax > 0.0 && shape.head_dim > 0.0) {
-    constexpr double kReferenceHeadDim = 128.0;  // the head dim the flash etas were measured at
-    efficiency *= (shape.head_dim / (shape.head_dim + softmax)) / (kReferenceHeadDim / (kReferenceHeadDim + softmax));
-  }
-  return efficiency;
+  return makespan > 0.0 ? std::min(1.0, counted / (sms * makespan)) : 1.0;
+}
+
+double flash_head_dim_efficiency(double head_dim, GpuArchitecture arch, bool backward, const CostParameters& params) {
+  if (head_dim <= 0.0 || arch == GpuArchitecture::cdna3) return 1.0;  // no SFU rate sourced for CDNA3
+  constexpr double kSfuExpPerSmClock = 16.0;   // CUDA C++ Programming Guide, arithmetic throughput
+  constexpr double kForwardFlopsPerScore = 4.0;   // per head-dim column: Q K^T and P V
+  constexpr double kBackwardFlopsPerScore = 10.0; // Q K^T again, dP, dV, dQ, dK
+  constexpr double kReferenceHeadDim = 128.0;     // the head dim the flash etas were measured at
+  // Exponential time in head-dim columns of tensor-core work: (flops/SM/clock / SFU rate) / flops per column.
+  const double per_column = backward ? kBackwardFlopsPerScore : kForwardFlopsPerScore;
+  const double exp_columns = dense_16bit_flops_per_sm_clock(arch) / kSfuExpPerSmClock / per_column *
+                             (1.0 - std::clamp(params.flash_softmax_hidden_fraction, 0.0, 1.0));
+  return (head_dim / (head_dim + exp_columns)) / (kReferenceHeadDim / (kReferenceHeadDim + exp_columns));
 }
 
 Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) {
@@ -154,11 +161,13 @@ Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) 
     }
     case OpKind::flash_forward:
       compute = op.flops / (sustained * params.flash_forward_eta(gpu.architecture) *
-                            flash_schedule_efficiency(op.attention, gpu.sm_count, params));
+                            flash_schedule_efficiency(op.attention, gpu.sm_count, params) *
+                            flash_head_dim_efficiency(op.attention.head_dim, gpu.architecture, false, params));
       break;
     case OpKind::flash_backward:
       compute = op.flops / (sustained * params.flash_backward_eta(gpu.architecture) *
-                            flash_schedule_efficiency(op.attention, gpu.sm_count, params));
+                            flash_schedule_efficiency(op.attention, gpu.sm_count, params) *
+                            flash_head_dim_efficiency(op.attention.head_dim, gpu.architecture, true, params));
       break;
     case OpKind::memory_bound:
     case OpKind::reduction:

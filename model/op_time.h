@@ -60,9 +60,15 @@ double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const Cos
 // score matrix) over SMs x the makespan, in key-block units, of ceil(seq_q / tile) CTAs per
 // (sequence, head), each visiting the key blocks it needs plus its overhead; non-causal CTAs are
 // equal and run in whole waves, causal ones finish tail_fraction of the longest CTA after the
-// average. Times the head-dimension factor ((d / (d + softmax_dim)) / (128 / (128 + softmax_dim))).
-// 1 when the shape is unknown or flash_shape_tile is 0.
+// average. 1 when the shape is unknown or flash_shape_tile is 0.
 double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, const CostParameters& params);
+
+// Efficiency of fused attention at `head_dim` relative to head dim 128, where the flash etas hold:
+// the softmax's exponentials (one per score on the SFU) cost x = dense_16bit_flops_per_sm_clock /
+// (16 x flops per score column) head-dim columns of tensor work, less the hidden share
+// (CostParameters::flash_softmax_hidden_fraction); the factor is (d / (d + x)) / (128 / (128 + x)).
+// Forward: 4 flops per column (Hopper x = 64, Ampere 32); backward: 10. 1 for an unknown head dim.
+double flash_head_dim_efficiency(double head_dim, GpuArchitecture arch, bool backward, const CostParameters& params);
 
 // The GPU time of `op` (no host overhead).
 Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params);

@@ -41,11 +41,11 @@ constexpr std::array<Tiles, 8> kTileCandidates{{{128, 256, 128},
 constexpr std::array<double, 7> kKHalfCandidates{0.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0};
 // Attention CTA-schedule settings tried when enough fused-attention points were measured
 // (model/op_time.h flash_schedule_efficiency): query/key tile, per-CTA overhead in key blocks,
-// causal tail fraction, softmax cost in head-dimension columns.
+// causal tail fraction, share of the softmax's exponential time hidden under matrix work.
 constexpr double kFlashTile = 128.0;  // FlashAttention-2/3 and cuDNN's Hopper kernels: 128-row Q tiles at d = 128
 constexpr std::array<double, 5> kFlashOverheadCandidates{0.0, 0.5, 1.0, 2.0, 4.0};
 constexpr std::array<double, 4> kFlashTailCandidates{0.0, 0.25, 0.5, 1.0};
-constexpr std::array<double, 4> kFlashSoftmaxCandidates{0.0, 16.0, 32.0, 64.0};
+constexpr std::array<double, 4> kFlashHiddenCandidates{0.0, 0.25, 0.5, 0.75};
 constexpr int kMinPointsForFlashSearch = 8;
 // Relative error beyond which a point's pull on the kernel fit grows linearly (Huber 1964).
 constexpr double kHuberRelative = 0.25;
@@ -349,12 +349,12 @@ CostParameters fit_subset(const Problem& pb, const std::vector<std::size_t>& sub
     const double flash_start_error = best_error;
     for (double overhead : kFlashOverheadCandidates) {
       for (double tail : kFlashTailCandidates) {
-        for (double softmax : kFlashSoftmaxCandidates) {
+        for (double hidden : kFlashHiddenCandidates) {
           CostParameters trial = gemm_best;
           trial.flash_shape_tile = kFlashTile;
           trial.flash_shape_cta_overhead_blocks = overhead;
           trial.flash_shape_tail_fraction = tail;
-          trial.flash_shape_softmax_dim = softmax;
+          trial.flash_softmax_hidden_fraction = hidden;
           trial = solve(pb, subset, trial, forced);
           const double e = log_error_sq(pb, subset, trial);
           if (e < best_error && std::sqrt(e) < kShapeImprovement * std::sqrt(flash_start_error)) {
@@ -372,7 +372,7 @@ CostParameters fit_subset(const Problem& pb, const std::vector<std::size_t>& sub
                       best.flash_shape_tile != start.flash_shape_tile ||
                       best.flash_shape_cta_overhead_blocks != start.flash_shape_cta_overhead_blocks ||
                       best.flash_shape_tail_fraction != start.flash_shape_tail_fraction ||
-                      best.flash_shape_softmax_dim != start.flash_shape_softmax_dim;
+                      best.flash_softmax_hidden_fraction != start.flash_softmax_hidden_fraction;
   }
   return best;
 }
@@ -385,8 +385,7 @@ bool is_fitted_component(const std::string& c) {
 
 std::string unit_of(std::string_view name) {
   if (name == kGap) return "s";
-  if (name.rfind("gemm.tile.", 0) == 0 || name == kKHalf || name == "flash_shape.tile" ||
-      name == "flash_shape.softmax_dim") {
+  if (name.rfind("gemm.tile.", 0) == 0 || name == kKHalf || name == "flash_shape.tile") {
     return "elements";
   }
   if (name == "flash_shape.cta_overhead_blocks") return "blocks";
@@ -507,7 +506,7 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
     }
     if (shapes_changed && (points[i].op.kind == OpKind::flash_forward || points[i].op.kind == OpKind::flash_backward)) {
       for (const char* t : {"flash_shape.tile", "flash_shape.cta_overhead_blocks", "flash_shape.tail_fraction",
-                            "flash_shape.softmax_dim"}) {
+                            "flash_shape.softmax_hidden_fraction"}) {
         ++sources[t][c];
       }
     }

@@ -38,8 +38,13 @@ std::vector<KernelPoint> kernel_points(const MeasurementFile& file) {
       p.shape = {{"m", p.op.gemm.m}, {"n", p.op.gemm.n}, {"k", p.op.gemm.k}, {"batch", p.op.gemm.batch}};
     } else if (const auto* a = std::get_if<AttentionInputs>(&r.inputs)) {
       p.op.dtype = a->dtype;
-      p.op.attention = {static_cast<double>(a->batch * a->heads), static_cast<double>(a->seq_q),
-                        static_cast<double>(a->seq_kv), static_cast<double>(a->head_dim), a->causal};
+      // The CTA-shape and head-dim terms (model/op_time.h) describe cuDNN's and FlashAttention's
+      // tensor-core kernels; stepcast's own reference kernels run at a few percent of peak, bound by
+      // neither, and keep a shape-blind efficiency.
+      if (a->impl == "cudnn_sdpa") {
+        p.op.attention = {static_cast<double>(a->batch * a->heads), static_cast<double>(a->seq_q),
+                          static_cast<double>(a->seq_kv), static_cast<double>(a->head_dim), a->causal};
+      }
       const std::string impl = a->impl == "cudnn_sdpa" ? "" : "." + a->impl;
       switch (a->direction) {
         case AttentionDirection::forward:

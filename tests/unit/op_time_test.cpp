@@ -148,12 +148,11 @@ TEST_CASE("a memory-bound op launched per expert pays a kernel gap per launch an
 
 // flash_schedule_efficiency (model/op_time.h): counted work over SMs x makespan in 128 x 128 blocks.
 namespace {
-CostParameters flash_shape(double overhead, double tail, double softmax) {
+CostParameters flash_shape(double overhead, double tail) {
   CostParameters p;
   p.flash_shape_tile = 128.0;
   p.flash_shape_cta_overhead_blocks = overhead;
   p.flash_shape_tail_fraction = tail;
-  p.flash_shape_softmax_dim = softmax;
   return p;
 }
 }  // namespace
@@ -162,11 +161,11 @@ TEST_CASE("flash attention split into CTAs: whole waves of equal non-causal CTAs
   // 132 (sequence, head) pairs x 8 query tiles of 1024 tokens = 1056 CTAs = 8 full waves on 132 SMs,
   // each visiting 8 key blocks: 64 blocks per SM, all of them counted work.
   const AttentionShape shape{132.0, 1024.0, 1024.0, 128.0, false};
-  CHECK(flash_schedule_efficiency(shape, 132, flash_shape(0.0, 0.0, 0.0)) == doctest::Approx(1.0));
+  CHECK(flash_schedule_efficiency(shape, 132, flash_shape(0.0, 0.0)) == doctest::Approx(1.0));
   // One block of overhead per CTA: 8 waves x 9 blocks for the same 64 counted.
-  CHECK(flash_schedule_efficiency(shape, 132, flash_shape(1.0, 0.0, 0.0)) == doctest::Approx(64.0 / 72.0));
+  CHECK(flash_schedule_efficiency(shape, 132, flash_shape(1.0, 0.0)) == doctest::Approx(64.0 / 72.0));
   // 133 SMs' worth of CTAs needs a ninth wave: 1056 / 131 SMs -> ceil = 9 waves.
-  CHECK(flash_schedule_efficiency(shape, 131, flash_shape(0.0, 0.0, 0.0)) ==
+  CHECK(flash_schedule_efficiency(shape, 131, flash_shape(0.0, 0.0)) ==
         doctest::Approx(132.0 * 64.0 / (131.0 * 9.0 * 8.0)));
 }
 
@@ -174,7 +173,7 @@ TEST_CASE("flash attention split into CTAs: a small causal problem is bound by i
   // One head of 4096 causal tokens: 32 query tiles visiting 1..32 key blocks (528 in all, 4 per SM),
   // but the last tile alone takes 32 blocks; counted work is 4096^2 / 2 / 128^2 = 512 blocks.
   const AttentionShape shape{1.0, 4096.0, 4096.0, 128.0, true};
-  CHECK(flash_schedule_efficiency(shape, 132, flash_shape(0.0, 0.0, 0.0)) == doctest::Approx(512.0 / (132.0 * 32.0)));
+  CHECK(flash_schedule_efficiency(shape, 132, flash_shape(0.0, 0.0)) == doctest::Approx(512.0 / (132.0 * 32.0)));
 }
 
 TEST_CASE("flash attention split into CTAs: a large causal problem pays the diagonal, its overheads and a tail") {
@@ -182,26 +181,37 @@ TEST_CASE("flash attention split into CTAs: a large causal problem pays the diag
   // 528 * 152 / 132 = 608 blocks per SM, plus half the longest CTA (16 + 1 blocks): 616.5.
   // Counted: 528 * 2048^2 / 2 / 128^2 = 67584 blocks.
   const AttentionShape shape{528.0, 2048.0, 2048.0, 128.0, true};
-  CHECK(flash_schedule_efficiency(shape, 132, flash_shape(1.0, 0.5, 0.0)) == doctest::Approx(67584.0 / (132.0 * 616.5)));
+  CHECK(flash_schedule_efficiency(shape, 132, flash_shape(1.0, 0.5)) == doctest::Approx(67584.0 / (132.0 * 616.5)));
 }
 
 TEST_CASE("flash attention split into CTAs: queries at the end of a longer context see every earlier key block") {
   // 128 queries after 896 cached keys (1024 in all), causal: the one query tile visits all 8 key
   // blocks; counted work is half of 128 x 1024 (the flop count's causal convention) = 4 blocks.
   const AttentionShape shape{132.0, 128.0, 1024.0, 128.0, true};
-  CHECK(flash_schedule_efficiency(shape, 132, flash_shape(0.0, 0.0, 0.0)) == doctest::Approx(4.0 / 8.0));
+  CHECK(flash_schedule_efficiency(shape, 132, flash_shape(0.0, 0.0)) == doctest::Approx(4.0 / 8.0));
 }
 
-TEST_CASE("flash attention head dimension: the softmax costs softmax_dim more columns, relative to d = 128") {
-  const AttentionShape d64{132.0, 1024.0, 1024.0, 64.0, false};
-  // (64 / 96) / (128 / 160) = 0.8333 on a perfectly split problem.
-  CHECK(flash_schedule_efficiency(d64, 132, flash_shape(0.0, 0.0, 32.0)) == doctest::Approx((64.0 / 96.0) / (128.0 / 160.0)));
-  const AttentionShape d128{132.0, 1024.0, 1024.0, 128.0, false};
-  CHECK(flash_schedule_efficiency(d128, 132, flash_shape(0.0, 0.0, 32.0)) == doctest::Approx(1.0));
+TEST_CASE("flash attention head dimension: the SFU's exponentials cost more, relative to the matrix work, at small head dims") {
+  const CostParameters params;  // nothing hidden
+  // Hopper: 4096 flops/SM/clock / 16 exp/SM/clock = 256 flops per score = 64 forward columns (4 flops each).
+  CHECK(flash_head_dim_efficiency(64.0, GpuArchitecture::hopper, false, params) ==
+        doctest::Approx((64.0 / 128.0) / (128.0 / 192.0)));
+  CHECK(flash_head_dim_efficiency(128.0, GpuArchitecture::hopper, false, params) == doctest::Approx(1.0));
+  // Backward does 10 flops per column: 25.6 columns.
+  CHECK(flash_head_dim_efficiency(64.0, GpuArchitecture::hopper, true, params) ==
+        doctest::Approx((64.0 / 89.6) / (128.0 / 153.6)));
+  // Ampere: 2048 / 16 / 4 = 32 columns; head dim 256 runs faster per flop than 128.
+  CHECK(flash_head_dim_efficiency(256.0, GpuArchitecture::ampere, false, params) ==
+        doctest::Approx((256.0 / 288.0) / (128.0 / 160.0)));
+  // Half of it hidden under the matrix work: 32 columns on Hopper.
+  CostParameters half;
+  half.flash_softmax_hidden_fraction = 0.5;
+  CHECK(flash_head_dim_efficiency(64.0, GpuArchitecture::hopper, false, half) == doctest::Approx((64.0 / 96.0) / (128.0 / 160.0)));
+  CHECK(flash_head_dim_efficiency(0.0, GpuArchitecture::hopper, false, params) == 1.0);
 }
 
 TEST_CASE("flash attention split into CTAs: off without a tile or a known shape") {
   CostParameters off;
   CHECK(flash_schedule_efficiency({1.0, 4096.0, 4096.0, 128.0, true}, 132, off) == 1.0);
-  CHECK(flash_schedule_efficiency({}, 132, flash_shape(1.0, 0.5, 32.0)) == 1.0);
+  CHECK(flash_schedule_efficiency({}, 132, flash_shape(1.0, 0.5)) == 1.0);
 }
