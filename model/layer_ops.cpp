@@ -53,11 +53,14 @@ double attention_output_width(const LayerShape& s) {
   return s.mla ? s.heads / s.t() * s.mla->v_head_dim : s.q_width() / s.t();
 }
 
-// The CTA-level shape of the fused kernel (model/op_time.h); unknown for sliding-window layers,
-// whose CTAs see only the window.
+// The CTA-level shape of the fused kernel (model/op_time.h). Sliding-window layers, whose CTAs see
+// only the window, leave the split unknown (batch_heads 0) but keep the head dim.
+// The head dim is the mean of the Q/K and V widths: a score costs 2 (qk + v) flops forward
+// (MLA: 192 and 128).
 AttentionShape attention_shape(const ops::FlashShape& f) {
-  if (f.window > 0.0 && f.windowed > 0.0 && f.window < f.keys) return {};
-  return {f.sequences * f.heads, f.queries, f.keys, f.qk_dim, f.causal};
+  const double head_dim = 0.5 * (f.qk_dim + f.v_dim);
+  if (f.window > 0.0 && f.windowed > 0.0 && f.window < f.keys) return {0.0, 0.0, 0.0, head_dim, f.causal};
+  return {f.sequences * f.heads, f.queries, f.keys, head_dim, f.causal};
 }
 
 void push_attention_core_forward(OpList& ops, const LayerShape& s) {

@@ -35,7 +35,7 @@ struct GemmShape {
 
 // The problem a fused attention kernel (flash_forward / flash_backward) works on, so its time can
 // depend on how the work splits into CTAs: `batch_heads` independent (sequence, query head)
-// problems, each `seq_q` queries against `seq_kv` keys of width `head_dim`. batch_heads == 0
+// problems, each `seq_q` queries against `seq_kv` keys, `head_dim` the mean of the Q/K and V widths. batch_heads == 0
 // means the shape is unknown (a batch of mixed prefill requests): no shape effect is priced.
 struct AttentionShape {
   double batch_heads = 0.0;
