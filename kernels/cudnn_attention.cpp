@@ -223,7 +223,8 @@ struct SdpaGraph {
     if (status != CUDNN_STATUS_SUCCESS) throw std::runtime_error("cudnnBackendExecute: " + cudnn_message(status));
   }
 
-  void build_forward(ElementFormat format, const AttentionShape& s) {
+  // The formats and masks these graphs are built for; records the mask and scale of `s`.
+  void accept(ElementFormat format, const AttentionShape& s) {
     if (format != ElementFormat::bf16 && format != ElementFormat::fp16) {
       throw CudnnUnsupported("cuDNN SDPA is built here for fp16 and bf16");
     }
@@ -232,6 +233,10 @@ struct SdpaGraph {
     }
     causal = s.causal;
     scale = s.scale;
+  }
+
+  void build_forward(ElementFormat format, const AttentionShape& s) {
+    accept(format, s);
     const cudnnDataType_t io = format == ElementFormat::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
     const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
     const std::int64_t b = s.batch;
@@ -312,14 +317,7 @@ struct SdpaGraph {
     bool int_index = false;
   };
   void build_backward(ElementFormat format, const AttentionShape& s, const BackwardForm& form) {
-    if (format != ElementFormat::bf16 && format != ElementFormat::fp16) {
-      throw CudnnUnsupported("cuDNN SDPA is built here for fp16 and bf16");
-    }
-    if (s.causal && s.seq_q != s.seq_kv) {
-      throw CudnnUnsupported("the causal mask built here is top-left aligned; it needs seq_q == seq_kv");
-    }
-    causal = s.causal;
-    scale = s.scale;
+    accept(format, s);
     const bool ds_in_io = !form.modern && form.ds_in_io;
     const bool int_index = form.modern || form.int_index;
     const cudnnDataType_t io = format == ElementFormat::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
