@@ -7,7 +7,7 @@
 
 namespace stepcast {
 
-LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute) {
+LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute, RecomputeModules modules) {
   const double e = s.activation_bytes;
   const double T = s.tokens();   // s b
   const double Tn = s.norm_tokens();
@@ -17,11 +17,16 @@ LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute
     // Only the layer input is kept (the sequence-parallel shard when SP is on).
     return {Bytes(e * Tn * h), Bytes(0.0)};
   }
+  const auto dropped = [&](RecomputeModule m) { return recomputes_module(recompute, modules, m); };
   const double mask = s.dropout ? 1.0 : 0.0;
   const double kv_per_rank = std::max(s.kv_heads / t, 1.0) * s.head_dim;
   // Replicated without SP (Tn = T), split with SP (Tn = T/t).
   const double norms = 2.0 * e * Tn * h;                     // two norm inputs
-  const double gemm_inputs = e * Tn * h * 2.0;               // QKV and FC1 (router) inputs
+  // QKV and FC1 (router) inputs: the norms' outputs.
+  const bool attention_input_dropped = dropped(RecomputeModule::layernorm) && s.mla.has_value();
+  const bool mlp_input_dropped = (dropped(RecomputeModule::layernorm) && s.moe_layer) ||
+                                 (dropped(RecomputeModule::mlp) && !s.moe_layer);
+  const double gemm_inputs = e * Tn * h * ((attention_input_dropped ? 0.0 : 1.0) + (mlp_input_dropped ? 0.0 : 1.0));
   const double masks = mask * Tn * h * 2.0;                  // attention-output and MLP dropout masks
   // Attention: Q, K, V and the projection's input, split across TP ranks. MLA also keeps its
   // latents (replicated on every TP rank): the q and kv down-projection outputs (the norms'
@@ -31,7 +36,8 @@ LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute
   if (s.mla) {
     const MlaWidths w = mla_widths(s);
     const double q_latent = s.mla->q_lora_rank;
-    qkv = e * T * (2.0 * w.q + w.v) + e * T * (2.0 * q_latent + w.latent + s.mla->kv_lora_rank);
+    const double up_projected = dropped(RecomputeModule::mla_up_proj) ? 0.0 : e * T * (2.0 * w.q + w.v);
+    qkv = up_projected + e * T * (2.0 * q_latent + w.latent + s.mla->kv_lora_rank);
     projection_input = e * T * w.v;
   }
   // QK-norm keeps its inputs, the projected queries and keys before the norm (Transformer Engine's
@@ -40,15 +46,18 @@ LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute
   // MLP: the activation's input and output; for a MoE layer, the router's FP32 probabilities, the
   // tokens the local experts received (their FC1 input), the experts' activation input and output
   // on those tokens, and the shared experts' as a dense MLP.
-  double mlp_inner = e * T * (s.fc1_width() / t + s.ffn / t);
+  double mlp_inner = dropped(RecomputeModule::mlp) ? 0.0 : e * T * (s.fc1_width() / t + s.ffn / t);
   if (s.moe_layer) {
     const MoeRouting r = moe_routing(s);
     const double gated = s.mlp == MlpKind::swiglu ? 2.0 : 1.0;
-    mlp_inner = 4.0 * r.tokens * s.moe.experts + e * r.rows * (h + (gated + 1.0) * r.expert_ffn) +
-                e * T * (gated + 1.0) * r.shared_ffn;
+    const double activation_output = dropped(RecomputeModule::moe_act) ? 0.0 : e * r.rows * r.expert_ffn;
+    const double shared = dropped(RecomputeModule::shared_experts) ? 0.0 : e * T * (gated + 1.0) * r.shared_ffn;
+    mlp_inner = dropped(RecomputeModule::moe) ? 0.0
+                                              : 4.0 * r.tokens * s.moe.experts + e * r.rows * (h + gated * r.expert_ffn) +
+                                                    activation_output + shared;
   }
   double core = 0.0;
-  if (!s.flash_attention && recompute != Recompute::selective) {
+  if (!s.flash_attention && !dropped(RecomputeModule::core_attn)) {
     const double scores = s.micro_batch * (s.heads / t) * s.seq * s.context;
     core = scores * (e + (s.dropout ? 1.0 + e : 0.0));  // softmax output, dropout mask and output
   }
@@ -59,7 +68,7 @@ LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute
   double eager = 0.0;
   if (s.kernels == KernelFusion::eager) {
     if (s.norm == NormKind::rmsnorm) eager += 2.0 * 4.0 * Tn * h;
-    if (s.mlp == MlpKind::swiglu && !s.moe_layer) eager += e * T * s.ffn / t;
+    if (s.mlp == MlpKind::swiglu && !s.moe_layer && !dropped(RecomputeModule::mlp)) eager += e * T * s.ffn / t;
     if (!s.mla && s.kv_heads < s.heads) eager += 2.0 * e * T * (s.q_width() / t - kv_per_rank);
   }
   const double stored = norms + gemm_inputs + masks + qkv + projection_input + mlp_inner + core + eager;
@@ -68,6 +77,11 @@ LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute
 
 Bytes recompute_working_set_bytes(const LayerShape& s) {
   return layer_activation_bytes(s, Recompute::none).stored;
+}
+
+Bytes selective_recompute_working_set_bytes(const LayerShape& s, RecomputeModules modules) {
+  return layer_activation_bytes(s, Recompute::none).stored -
+         layer_activation_bytes(s, Recompute::selective, modules).stored;
 }
 
 Bytes embedding_activation_bytes(const LayerShape& s) {

@@ -36,8 +36,27 @@ struct LayerActivations {
   Bytes attention_core;  // the part of `stored` selective recomputation drops (s x s scores)
 };
 
-// Activations one TP rank keeps for one layer and one micro-batch.
-LayerActivations layer_activation_bytes(const LayerShape& shape, Recompute recompute);
+// Activations one TP rank keeps for one layer and one micro-batch. Under selective recomputation,
+// `modules` (Megatron-Core's recompute_modules, model/parallel.h) says which regions keep nothing
+// beyond their inputs:
+//   core_attn       the s x s scores of the unfused path (a flash kernel keeps none anyway)
+//   layernorm       the outputs of the norms that are modules of their own, e h per token each:
+//                   the pre-MLP norm of a MoE layer (its output feeds the router and the experts;
+//                   a dense layer's is fused into FC1, Transformer Engine's LayerNormMLP, an
+//                   IdentityOp that Megatron-Core does not recompute) and, with MLA, the input
+//                   norm (the down-projections are plain linears); QKV's fused norm stays
+//   mla_up_proj     MLA's Q, K and V (the up-projections' and RoPE's outputs the attention keeps)
+//   mlp             a dense layer's FC1 input (its fused norm's output) and activation in/out
+//   moe_act         the routed experts' activation output (FC2's input)
+//   shared_experts  the shared experts' activation input and output
+//   moe             everything the MoE MLP keeps: router probabilities, token copies, activations
+// The regions' inputs (the residual stream, a norm's input) are kept, as checkpointing keeps them.
+LayerActivations layer_activation_bytes(const LayerShape& shape, Recompute recompute,
+                                        RecomputeModules modules = {});
+
+// What selective recomputation re-makes for one layer while its backward runs: the bytes
+// layer_activation_bytes drops, alive until that layer's backward ends.
+Bytes selective_recompute_working_set_bytes(const LayerShape& shape, RecomputeModules modules);
 
 // The memory one layer needs while its backward runs under full recomputation: its recomputed
 // activations, which live only until its backward ends (one layer, one micro-batch).

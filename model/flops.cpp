@@ -58,7 +58,7 @@ Flops logits_forward_flops(const TransformerSpec& model, double sequences, doubl
 }
 
 StepFlops training_step_flops(const TransformerSpec& model, double global_batch, double seq, Recompute recompute,
-                              AttentionCount count, double recomputed_fraction) {
+                              AttentionCount count, double recomputed_fraction, RecomputeModules modules) {
   const double moe_layers = model.is_moe() ? std::max(model.layers - model.moe.first_dense_layers, 0) : 0;
   const double dense_layers = model.layers - moe_layers;
   const LayerFlops dense = layer_forward_flops(model, global_batch, seq, count, false);
@@ -69,7 +69,25 @@ StepFlops training_step_flops(const TransformerSpec& model, double global_batch,
   f.model = forward * 3.0;
   f.hardware = f.model;
   if (recompute == Recompute::full) f.hardware += layers_forward * recomputed_fraction;
-  if (recompute == Recompute::selective) f.hardware += dense.attention * static_cast<double>(model.layers);
+  if (recompute != Recompute::selective) return f;
+  using RM = RecomputeModule;
+  const double tokens = global_batch * seq;
+  if (modules.has(RM::core_attn)) f.hardware += dense.attention * static_cast<double>(model.layers);
+  if (modules.has(RM::mlp)) f.hardware += dense.mlp * dense_layers;
+  if (moe_layers > 0.0 && modules.has(RM::moe)) {
+    f.hardware += (moe.mlp + moe.router) * moe_layers;
+  } else if (moe_layers > 0.0 && modules.has(RM::shared_experts)) {
+    const double width = model.moe.ffn_hidden > 0 ? model.moe.ffn_hidden : ffn_of(model);
+    const double matrices = model.mlp == MlpKind::swiglu ? 3.0 : 2.0;
+    f.hardware += Flops(2.0 * matrices * tokens * model.hidden * width * model.moe.shared_experts) * moe_layers;
+  }
+  if (model.mla && modules.has(RM::mla_up_proj)) {
+    const MlaSpec& m = *model.mla;
+    const double a = model.heads;
+    const double q_up = m.q_lora_rank > 0 ? m.q_lora_rank * a * (m.qk_nope_head_dim + m.qk_rope_head_dim) : 0.0;
+    const double kv_up = m.kv_lora_rank * a * (m.qk_nope_head_dim + m.v_head_dim);
+    f.hardware += Flops(2.0 * tokens * (q_up + kv_up)) * static_cast<double>(model.layers);
+  }
   return f;
 }
 

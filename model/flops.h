@@ -16,7 +16,11 @@
 // Sliding-window layers count 4 b s w a d for their core (each query attends to w keys), and
 // LayerFlops::attention is the mean over the model's full and windowed layers.
 // Backward is twice the forward. Full recomputation adds one forward of every layer; selective
-// recomputation re-runs the attention core only.
+// recomputation re-runs the GEMM work of its modules (model/parallel.h): core_attn the attention
+// core of every layer, mlp the dense layers' MLP, moe the MoE layers' experts and router,
+// shared_experts their shared experts, mla_up_proj MLA's up-projections
+// 2 b s (q_r a (d_n + d_r) + kv_r a (d_n + d_v)) (the q term with q_lora_rank > 0); layernorm
+// and moe_act re-run memory-bound kernels only.
 //
 // Model FLOPs (for MFU) count forward + backward without recomputation; hardware FLOPs (for HFU)
 // add recomputation. Which attention term is counted is a convention, stated by AttentionCount:
@@ -56,7 +60,8 @@ struct StepFlops {
 // FLOPs of one optimizer step over `global_batch` sequences.
 // `recomputed_fraction`: the share of layers full recomputation re-runs (parallel.recompute_layers).
 StepFlops training_step_flops(const TransformerSpec& model, double global_batch, double seq, Recompute recompute,
-                              AttentionCount count = AttentionCount::full, double recomputed_fraction = 1.0);
+                              AttentionCount count = AttentionCount::full, double recomputed_fraction = 1.0,
+                              RecomputeModules modules = {});
 
 // Narayanan et al. 2021, eq. 3: F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)), the FLOPs per
 // iteration of a GPT model (4h MLP, MHA) with full activation recomputation.

@@ -399,6 +399,40 @@ OpList attention_core_forward_ops(const LayerShape& s) {
   return ops;
 }
 
+OpList selective_recompute_forward_ops(const LayerShape& s, RecomputeModules modules) {
+  using enum RecomputeModule;
+  OpList ops;
+  if (modules.has(core_attn)) push_attention_core_forward(ops, s);
+  // The other regions' kernels, picked by name from the layer's forward.
+  const auto recomputed = [&](std::string_view n) {
+    if (modules.has(layernorm) && ((n == "input_norm" && s.mla) || (n == "post_attention_norm" && s.moe_layer))) {
+      return true;
+    }
+    if (modules.has(mla_up_proj) && s.mla &&
+        ((n == "q_up_proj" && s.mla->q_lora_rank > 0) || n == "kv_up_proj" || n == "mla_rope")) {
+      return true;
+    }
+    if (modules.has(mlp) && !s.moe_layer &&
+        (n == "post_attention_norm" || n == "fc1" || n == "swiglu" || n == "bias_gelu" || n == "fc2")) {
+      return true;
+    }
+    if (!s.moe_layer || modules.has(moe)) return false;
+    if (modules.has(shared_experts) && (n == "shared_fc1" || n == "shared_swiglu" || n == "shared_gelu" || n == "shared_fc2")) {
+      return true;
+    }
+    return modules.has(moe_act) && (n == "experts_swiglu" || n == "experts_gelu");
+  };
+  const bool picks = modules.has(layernorm) || modules.has(mla_up_proj) || modules.has(mlp) ||
+                     modules.has(shared_experts) || modules.has(moe_act);
+  if (picks) {
+    for (const Op& op : layer_forward_ops(s)) {
+      if (recomputed(op.name)) ops.push(op);
+    }
+  }
+  if (modules.has(moe) && s.moe_layer) push_moe_forward(ops, s);
+  return ops;
+}
+
 OpList embedding_forward_ops(const LayerShape& s) {
   OpList ops;
   // Vocab-parallel lookup writes b*s*h (zeros for ids outside the shard) from the gathered rows.

@@ -58,6 +58,19 @@ OpList layer_backward_ops(const LayerShape& shape);
 // What selective recomputation re-runs before the backward pass: the attention core only
 // (Korthikanti et al. 2022, Sec. 5).
 OpList attention_core_forward_ops(const LayerShape& shape);
+// What selective recomputation with `modules` (model/parallel.h) re-runs before a layer's backward:
+// the forward kernels of each recomputed region this layer has (Megatron-Core's checkpointed
+// regions; the MoE layer's all-to-alls and the regions' TP collectives are priced in simulator/):
+//   core_attn       the attention core
+//   layernorm       the norms that are modules of their own: post_attention_norm in a MoE layer,
+//                   input_norm with MLA (activation_memory.h says why only those)
+//   mla_up_proj     q_up_proj (with q_lora_rank > 0), kv_up_proj and mla_rope
+//   mlp             a dense layer's post_attention_norm (fused into FC1), fc1, activation, fc2
+//   moe             a MoE layer's whole MLP (router to shared experts, model/moe_ops.h)
+//   shared_experts  shared_fc1, its activation, shared_fc2 (unless moe re-runs them already)
+//   moe_act         the experts' activation (unless moe re-runs it already)
+// FP8 casts of the recomputed GEMMs' inputs are not re-priced.
+OpList selective_recompute_forward_ops(const LayerShape& shape, RecomputeModules modules);
 
 // First pipeline stage: word-embedding lookup (vocab-parallel) and embedding dropout.
 OpList embedding_forward_ops(const LayerShape& shape);

@@ -12,8 +12,39 @@ namespace stepcast {
 enum class PipelineSchedule { gpipe, one_f_one_b, zb_h1, zb_h2, dualpipe };
 enum class Recompute { none, selective, full };
 enum class Offload { none, optimizer, optimizer_and_params };
+
+// Megatron-Core's fine-grained selective recomputation (TransformerConfig.recompute_modules, used
+// with recompute_granularity "selective"; megatron/core/transformer/transformer_config.py,
+// transformer_layer.py, moe/moe_layer.py, moe/experts.py, multi_latent_attention.py). Each module
+// names a region of the layer whose activations are dropped after the forward and re-made before
+// the backward (model/activation_memory.h says which bytes, model/layer_ops.h which kernels):
+//   core_attn       the attention core (the default: Korthikanti et al. 2022's selective)
+//   moe_act         the routed experts' activation function (its output, FC2's input)
+//   layernorm       the norms that are modules of their own (not fused into the next GEMM): the
+//                   pre-MLP norm of MoE layers, and with MLA the input norm too
+//   mla_up_proj     MLA's query and key/value up-projections and RoPE (Q, K and V)
+//   mlp             a dense layer's whole MLP (with its fused pre-MLP norm)
+//   moe             a MoE layer's whole MLP: router, dispatch, experts, combine, shared experts
+//   shared_experts  a MoE layer's shared experts
+enum class RecomputeModule { core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts };
+inline constexpr int kRecomputeModuleCount = 7;
+
+// A set of RecomputeModule. The default is Megatron-Core's: {core_attn}.
+struct RecomputeModules {
+  unsigned bits = 1u << static_cast<unsigned>(RecomputeModule::core_attn);
+  [[nodiscard]] static constexpr RecomputeModules empty() { return RecomputeModules{0u}; }
+  [[nodiscard]] constexpr bool has(RecomputeModule m) const { return (bits >> static_cast<unsigned>(m)) & 1u; }
+  constexpr void add(RecomputeModule m) { bits |= 1u << static_cast<unsigned>(m); }
+  [[nodiscard]] constexpr bool is_default() const { return bits == RecomputeModules{}.bits; }
+  bool operator==(const RecomputeModules&) const = default;
+};
 // How context-parallel ranks exchange keys and values (model/context_parallel.h).
 enum class ContextParallelKind { ring, ulysses, all_gather };
+
+// Whether `recompute` with `modules` recomputes `module` (the modules act only under selective).
+constexpr bool recomputes_module(Recompute recompute, RecomputeModules modules, RecomputeModule module) {
+  return recompute == Recompute::selective && modules.has(module);
+}
 
 struct ParallelConfig {
   int tp = 1;
@@ -35,6 +66,8 @@ struct ParallelConfig {
   // --recompute-num-layers N; torchtitan's layer-wise activation checkpointing every k-th layer
   // is layers/(pp*vpp*k) per chunk.
   int recompute_layers = 0;
+  // With recompute: selective, the regions recomputed (Megatron-Core --recompute-modules).
+  RecomputeModules recompute_modules;
   Offload offload = Offload::none;
   ContextParallelKind cp_kind = ContextParallelKind::ring;
 

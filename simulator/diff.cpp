@@ -122,10 +122,16 @@ std::vector<Group> groups() {
                  change(p, "micro_batch", x.training().micro_batch, y.training().micro_batch);
                  return p;
                }});
-  g.push_back({"recompute", [](Scenario& d, const Scenario& b) { d.parallel.recompute = b.parallel.recompute; },
+  g.push_back({"recompute",
+               [](Scenario& d, const Scenario& b) {
+                 d.parallel.recompute = b.parallel.recompute;
+                 d.parallel.recompute_modules = b.parallel.recompute_modules;
+               },
                [](const Scenario& x, const Scenario& y) {
                  std::vector<std::string> p;
                  change(p, "recompute", enum_name(x.parallel.recompute), enum_name(y.parallel.recompute));
+                 change(p, "recompute_modules", recompute_modules_text(x.parallel.recompute_modules),
+                        recompute_modules_text(y.parallel.recompute_modules));
                  return p;
                }});
   g.push_back({"ZeRO", [](Scenario& d, const Scenario& b) { d.parallel.zero = b.parallel.zero; },

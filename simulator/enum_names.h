@@ -41,6 +41,18 @@ struct EnumTable<Recompute> {
 };
 
 template <>
+struct EnumTable<RecomputeModule> {
+  static constexpr std::array values = {
+      std::pair{RecomputeModule::core_attn, std::string_view("core_attn")},
+      std::pair{RecomputeModule::moe_act, std::string_view("moe_act")},
+      std::pair{RecomputeModule::layernorm, std::string_view("layernorm")},
+      std::pair{RecomputeModule::mla_up_proj, std::string_view("mla_up_proj")},
+      std::pair{RecomputeModule::mlp, std::string_view("mlp")},
+      std::pair{RecomputeModule::moe, std::string_view("moe")},
+      std::pair{RecomputeModule::shared_experts, std::string_view("shared_experts")}};
+};
+
+template <>
 struct EnumTable<Offload> {
   static constexpr std::array values = {
       std::pair{Offload::none, std::string_view("none")},
@@ -195,6 +207,17 @@ std::vector<std::string> enum_spellings() {
   std::vector<std::string> out;
   for (const auto& entry : EnumTable<E>::values) out.emplace_back(entry.second);
   return out;
+}
+
+// A set of recompute modules as a scenario file writes it: "[layernorm, moe_act]" (table order).
+inline std::string recompute_modules_text(RecomputeModules modules) {
+  std::string out = "[";
+  for (const auto& [m, name] : EnumTable<RecomputeModule>::values) {
+    if (!modules.has(m)) continue;
+    if (out.size() > 1) out += ", ";
+    out += name;
+  }
+  return out + "]";
 }
 
 }  // namespace stepcast

@@ -126,12 +126,21 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
         std::move(o));
   }
   // Recomputation.
+  // Every edit goes back to Megatron-Core's default modules ([core_attn]), which any recompute accepts.
+  const bool modules = !p.recompute_modules.is_default();
   for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full}) {
-    if (r == p.recompute && !(r == Recompute::full && p.recompute_layers > 0)) continue;
+    if (r == p.recompute && !(r == Recompute::full && p.recompute_layers > 0) &&
+        !(r == Recompute::selective && modules)) {
+      continue;
+    }
     std::vector<Override> o = {{"parallel.recompute", std::string(enum_name(r))}};
     if (p.recompute_layers > 0) o.push_back({"parallel.recompute_layers", "0"});  // every layer, or none
-    add(r == p.recompute ? fmt::format("recompute: {} layers per chunk -> all", p.recompute_layers)
-                         : fmt::format("recompute: {} -> {}", enum_name(p.recompute), enum_name(r)),
+    if (modules) o.push_back({"parallel.recompute_modules", "[core_attn]"});
+    const std::string from = modules ? fmt::format("{} {}", enum_name(p.recompute), recompute_modules_text(p.recompute_modules))
+                                     : std::string(enum_name(p.recompute));
+    add(r == p.recompute && !modules ? fmt::format("recompute: {} layers per chunk -> all", p.recompute_layers)
+        : r == p.recompute           ? fmt::format("recompute: {} -> {} [core_attn]", from, enum_name(r))
+                                     : fmt::format("recompute: {} -> {}", from, enum_name(r)),
         r == Recompute::full ? "recomputes each layer's forward: least activation memory, most extra work"
         : r == Recompute::selective ? "recomputes only attention's core (Korthikanti et al. 2022): little work, much memory saved"
                                     : "no recomputation: no extra forward work, the most activation memory",

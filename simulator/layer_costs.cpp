@@ -82,7 +82,7 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
   if (in.recompute == Recompute::full) {
     c.layer_backward.recompute = c.layer_forward.compute;
   } else if (in.recompute == Recompute::selective) {
-    c.layer_backward.recompute = ops_time(attention_core_forward_ops(s), *in.gpu, *in.params);
+    c.layer_backward.recompute = ops_time(selective_recompute_forward_ops(s, in.recompute_modules), *in.gpu, *in.params);
   }
 
   const Bytes activation(s.tokens() * s.hidden * s.activation_bytes);  // b s h
@@ -97,6 +97,7 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
     const double blocks = mlp_collectives ? 2.0 : 1.0;
     Seconds forward_comm(0.0);
     Seconds backward_comm(0.0);
+    Seconds mlp_forward_comm(0.0);  // the MLP block's share of forward_comm
     if (s.sequence_parallel) {
       const Seconds gather = net.time(CollectiveOp::all_gather, activation, in.tp_group);
       const Seconds scatter = net.time(CollectiveOp::reduce_scatter, activation, in.tp_group);
@@ -109,13 +110,15 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
         backward_comm = overlapped(gather, gemm_time(backward, attention.out_dgrad, in), in) +
                         overlapped(scatter, gemm_time(backward, attention.in_dgrad, in), in) + regather_attention;
         if (mlp_collectives) {
-          forward_comm += overlapped(gather, gemm_time(forward, mlp.in, in), in) +
-                          overlapped(scatter, gemm_time(forward, mlp.out, in), in);
+          mlp_forward_comm = overlapped(gather, gemm_time(forward, mlp.in, in), in) +
+                             overlapped(scatter, gemm_time(forward, mlp.out, in), in);
+          forward_comm += mlp_forward_comm;
           backward_comm += overlapped(gather, gemm_time(backward, mlp.out_dgrad, in), in) +
                            overlapped(scatter, gemm_time(backward, mlp.in_dgrad, in), in) + regather_mlp;
         }
       } else {
         forward_comm = (gather + scatter) * blocks;
+        if (mlp_collectives) mlp_forward_comm = gather + scatter;
         backward_comm = (gather + scatter) * blocks + regather_attention + regather_mlp;
       }
     } else {
@@ -124,16 +127,25 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
         forward_comm = overlapped(reduce, gemm_time(forward, attention.out, in), in);
         backward_comm = overlapped(reduce, gemm_time(backward, attention.in_wgrad, in), in);
         if (mlp_collectives) {
-          forward_comm += overlapped(reduce, gemm_time(forward, mlp.out, in), in);
+          mlp_forward_comm = overlapped(reduce, gemm_time(forward, mlp.out, in), in);
+          forward_comm += mlp_forward_comm;
           backward_comm += overlapped(reduce, gemm_time(backward, mlp.in_wgrad, in), in);
         }
       } else {
         forward_comm = reduce * blocks;
+        if (mlp_collectives) mlp_forward_comm = reduce;
         backward_comm = reduce * blocks;
       }
     }
     c.layer_forward.tp_exposed = forward_comm;
-    c.layer_backward.tp_exposed = backward_comm + (in.recompute == Recompute::full ? forward_comm : Seconds(0.0));
+    // Recomputation re-runs the forward collectives of what it re-runs: all of them (full), or the
+    // MLP block's when its recomputed region holds them (a dense MLP; a MoE layer's shared experts).
+    using RM = RecomputeModule;
+    const auto module = [&](RM m) { return recomputes_module(in.recompute, in.recompute_modules, m); };
+    const bool mlp_block_recomputed = s.moe_layer ? module(RM::moe) || module(RM::shared_experts) : module(RM::mlp);
+    c.layer_backward.tp_exposed = backward_comm + (in.recompute == Recompute::full ? forward_comm
+                                                   : mlp_block_recomputed       ? mlp_forward_comm
+                                                                                : Seconds(0.0));
 
     // Embedding output: all-reduce of the vocab-parallel lookup (reduce-scatter with SP; its
     // backward is then an all-gather).
@@ -229,7 +241,7 @@ bool same_layer_cost_inputs(const LayerCostInputs& a, const LayerCostInputs& b) 
     return false;
   }
   if (context && (a.cp_group != b.cp_group || a.cp_ring_hop != b.cp_ring_hop)) return false;
-  return a.recompute == b.recompute && zero3 == (b.zero >= 3) && a.tp_comm_overlap == b.tp_comm_overlap &&
+  return a.recompute == b.recompute && a.recompute_modules == b.recompute_modules && zero3 == (b.zero >= 3) && a.tp_comm_overlap == b.tp_comm_overlap &&
          a.gpu == b.gpu && a.params == b.params && a.collectives == b.collectives && a.tp_group == b.tp_group &&
          *a.shape == *b.shape &&
          (!zero3 || (a.dp_group == b.dp_group && a.layer_parameters_per_rank == b.layer_parameters_per_rank &&

@@ -14,8 +14,11 @@
 // Exposure: without --tp-comm-overlap every collective is on the critical path (except the
 // overlapped re-gather, exposed only beyond its GEMM). With it (userbuffers), each collective is
 // pipelined with its GEMM in tp chunks; what stays exposed is max(comm - gemm, one chunk).
-// Full recomputation re-runs the forward, collectives included; selective re-runs the attention
-// core, which has no TP collective (but with context parallelism re-runs its K/V exchange).
+// Full recomputation re-runs the forward, collectives included; selective re-runs its modules'
+// kernels (model/layer_ops.h selective_recompute_forward_ops): the attention core has no TP
+// collective (but with context parallelism re-runs its K/V exchange); mlp re-runs the dense MLP's
+// forward collectives, shared_experts and moe the shared experts' (moe also re-runs the expert
+// all-to-alls, simulator/parallel_traffic.h).
 // A MoE layer's TP collectives cover the attention block and its shared experts only; its expert
 // all-to-alls (ep_exposed) and the context-parallel K/V exchange (cp_exposed) are priced in
 // simulator/parallel_traffic.h.
@@ -66,6 +69,7 @@ struct LayerCostInputs {
   GroupLayout tp_group;
   GroupLayout dp_group;
   Recompute recompute = Recompute::none;
+  RecomputeModules recompute_modules;  // with selective recompute (model/parallel.h)
   bool tp_comm_overlap = false;
   int zero = 0;
   double layer_parameters_per_rank = 0.0;  // for ZeRO-3 gathers

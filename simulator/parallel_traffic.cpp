@@ -35,7 +35,10 @@ void add_expert_and_context_traffic(const LayerCostInputs& in, const OpList& for
                               in.cp_group, in.cp_ring_hop);
     c.layer_forward.cp_exposed = t.forward_exposed;
     c.layer_backward.cp_exposed =
-        t.backward_exposed + (in.recompute != Recompute::none ? t.forward_exposed : Seconds(0.0));
+        t.backward_exposed + (in.recompute == Recompute::full ||
+                                      recomputes_module(in.recompute, in.recompute_modules, RecomputeModule::core_attn)
+                                  ? t.forward_exposed
+                                  : Seconds(0.0));
   }
 
   if (s.moe_layer && (s.ep > 1 || s.expert_tp > 1)) {
@@ -53,7 +56,10 @@ void add_expert_and_context_traffic(const LayerCostInputs& in, const OpList& for
       backward_exposed = max(pass - c.layer_forward.compute, Seconds(0.0));
     }
     c.layer_forward.ep_exposed = forward_exposed;
-    c.layer_backward.ep_exposed = backward_exposed + (in.recompute == Recompute::full ? forward_exposed : Seconds(0.0));
+    // Full recomputation and the moe module re-run the layer's dispatch and combine.
+    const bool rerun = in.recompute == Recompute::full ||
+                       recomputes_module(in.recompute, in.recompute_modules, RecomputeModule::moe);
+    c.layer_backward.ep_exposed = backward_exposed + (rerun ? forward_exposed : Seconds(0.0));
   }
 }
 

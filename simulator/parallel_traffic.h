@@ -12,10 +12,12 @@
 // --overlap-moe-expert-parallel-comm, "batch-level overlapping to hide EP-A2A communication",
 // v0.14; DeepSeek-V3's DualPipe overlaps the same way, report Sec. 3.2.1), the forward of one
 // micro-batch runs against the backward of another, so each pass's all-to-alls hide behind the
-// other pass's compute and only the excess is exposed. Full recomputation dispatches again.
+// other pass's compute and only the excess is exposed. Full recomputation, and selective with the
+// moe module (the whole MoE layer checkpointed), dispatch again.
 //
 // Context parallelism: model/context_parallel.h, hidden behind this rank's attention kernels.
-// Full and selective recomputation (both re-run the attention core) repeat the forward exchange.
+// Full recomputation and selective with core_attn (both re-run the attention core) repeat the
+// forward exchange.
 
 #include "model/op.h"
 #include "simulator/layer_costs.h"

@@ -164,7 +164,7 @@ PredictionInterval training_interval(const CalibrationProfile& profile, const Sc
   // The layer's kernels, as the predictor runs them: forward, backward, and what recomputation re-runs.
   std::vector<OpList> lists{layer_forward_ops(shape), layer_backward_ops(shape)};
   if (par.recompute == Recompute::full) lists.push_back(layer_forward_ops(shape));
-  if (par.recompute == Recompute::selective) lists.push_back(attention_core_forward_ops(shape));
+  if (par.recompute == Recompute::selective) lists.push_back(selective_recompute_forward_ops(shape, par.recompute_modules));
   std::map<std::string, double> kernel_time;
   double kernels_total = 0.0;
   std::map<std::string, std::map<std::string, double>> gemm_shapes;  // component -> extrapolation checks

@@ -76,6 +76,13 @@ std::string training_report_json(const Scenario& scenario, const TrainingPredict
                    {"zero", par.zero},
                    {"schedule", std::string(enum_name(par.schedule))},
                    {"recompute", recompute_name(par.recompute)}};
+  if (par.recompute == Recompute::selective && !par.recompute_modules.is_default()) {
+    ordered_json modules = ordered_json::array();
+    for (const auto& [m, name] : EnumTable<RecomputeModule>::values) {
+      if (par.recompute_modules.has(m)) modules.push_back(std::string(name));
+    }
+    j["parallel"]["recompute_modules"] = modules;
+  }
   const TrainingWorkload& w = scenario.training();
   j["microbatches"] = par.dp > 0 && w.micro_batch > 0 ? w.global_batch / (par.dp * w.micro_batch) : 0;
   j["bubble_fraction"] = r6(p.bubble_fraction);

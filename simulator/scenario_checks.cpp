@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "model/parameter_count.h"
+#include "simulator/enum_names.h"
+
 namespace stepcast {
 namespace {
 
@@ -57,6 +60,40 @@ std::string product_path(const DiagnosticSink& sink, const std::vector<std::stri
     if (sink.was_read(p)) return p;
   }
   return paths.front();
+}
+
+// Megatron-Core's checks of recompute_modules (transformer_config.py __post_init__): they act only
+// with recompute_granularity "selective", and mla_up_proj needs multi-latent attention. stepcast
+// also refuses a module the model does not have (Megatron-Core would silently skip it), so a
+// scenario never claims a saving it does not get. `fp8_delayed`: FP8 with delayed scaling, which
+// Megatron-Core refuses with moe_act and layernorm.
+void check_recompute_modules(DiagnosticSink& sink, const TransformerSpec& m, const ParallelConfig& p, bool fp8_delayed) {
+  const std::string key = "parallel.recompute_modules";
+  const RecomputeModules mods = p.recompute_modules;
+  if (p.recompute != Recompute::selective) {
+    sink.error_at(key, "recompute_modules " + recompute_modules_text(mods) + " act only with recompute: selective (found " +
+                           std::string(enum_name(p.recompute)) + "); Megatron-Core applies them with " +
+                           "--recompute-granularity selective");
+    return;
+  }
+  const auto lacks = [&](RecomputeModule module, const std::string& what) {
+    if (mods.has(module)) sink.error_at(key, std::string(enum_name(module)) + " needs " + what);
+  };
+  if (!m.mla) lacks(RecomputeModule::mla_up_proj, "multi-head latent attention (model.mla); this model has none");
+  if (!m.is_moe()) {
+    for (RecomputeModule x : {RecomputeModule::moe_act, RecomputeModule::moe, RecomputeModule::shared_experts}) {
+      lacks(x, "a mixture-of-experts model (model.experts > 1)");
+    }
+  } else if (m.moe.shared_experts == 0) {
+    lacks(RecomputeModule::shared_experts, "shared experts (model.shared_experts > 0); this model has none");
+  }
+  if (m.is_moe() && moe_layer_count(m) == m.layers) {
+    lacks(RecomputeModule::mlp, "dense MLP layers; every layer of this model is a MoE layer (recompute them with moe)");
+  }
+  if (fp8_delayed && (mods.has(RecomputeModule::moe_act) || mods.has(RecomputeModule::layernorm))) {
+    sink.error_at(key, "moe_act and layernorm recompute need FP8 current scaling (precision.fp8_scaling: current); "
+                       "Megatron-Core refuses them with delayed scaling");
+  }
 }
 
 void check_layers(DiagnosticSink& sink, const TransformerSpec& m, const ParallelConfig& p) {
@@ -237,6 +274,11 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
         sink.error_at("parallel.recompute_layers", "recompute_layers (" + str(p.recompute_layers) +
                                                        ") exceeds the layers of a model chunk (" + str(per_chunk) + ")");
       }
+    }
+    if (ok({"parallel.recompute_modules", "parallel.recompute"}) && !p.recompute_modules.is_default()) {
+      const bool fp8_delayed = state.precision_read && s.precision.compute == DataType::fp8 &&
+                               s.precision.fp8_scaling == Fp8Scaling::delayed;
+      check_recompute_modules(sink, m, p, fp8_delayed);
     }
     if (ok({"parallel.ep"}) && p.ep > 1) {
       if (!m.is_moe()) {

@@ -554,7 +554,7 @@ std::optional<InferenceWorkload> read_inference(Reader& ctx, const YamlValue& v)
 std::optional<ParallelConfig> read_parallel(Reader& ctx, const YamlValue& v, bool& dp_given) {
   const MapReader r(ctx.sink, v.node, v.path, v.where,
                     {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "first_stage_layers", "last_stage_layers",
-                     "sequence_parallel", "schedule", "zero", "recompute", "recompute_layers", "offload", "cp_kind", "overlap_grad_reduce",
+                     "sequence_parallel", "schedule", "zero", "recompute", "recompute_layers", "recompute_modules", "offload", "cp_kind", "overlap_grad_reduce",
                      "overlap_param_gather", "tp_comm_overlap", "ep_comm_overlap", "order"});
   if (!r.is_mapping()) return std::nullopt;
   ParallelConfig p;
@@ -576,6 +576,21 @@ std::optional<ParallelConfig> read_parallel(Reader& ctx, const YamlValue& v, boo
   if (auto x = r.boolean("sequence_parallel")) p.sequence_parallel = *x;
   if (auto x = r.enumeration<PipelineSchedule>("schedule")) p.schedule = *x;
   if (auto x = r.enumeration<Recompute>("recompute")) p.recompute = *x;
+  if (const auto modules_value = r.get("recompute_modules")) {
+    // A list of Megatron-Core module names; each is checked, a typo gets a suggestion.
+    if (modules_value->node.IsSequence()) {
+      RecomputeModules modules = RecomputeModules::empty();
+      for (std::size_t i = 0; i < modules_value->node.size(); ++i) {
+        const YamlValue item{modules_value->node[i], modules_value->path + "[" + std::to_string(i) + "]",
+                             modules_value->where};
+        if (auto m = read_enum<RecomputeModule>(r.sink(), item)) modules.add(*m);
+      }
+      p.recompute_modules = modules;
+    } else {
+      r.sink().error(modules_value->where, modules_value->path,
+                     "expected a list of modules such as [layernorm, moe_act], found " + describe_node(modules_value->node));
+    }
+  }
   if (auto x = r.enumeration<Offload>("offload")) p.offload = *x;
   if (auto x = r.enumeration<ContextParallelKind>("cp_kind")) p.cp_kind = *x;
   if (auto x = r.boolean("overlap_grad_reduce")) p.overlap_grad_reduce = *x;

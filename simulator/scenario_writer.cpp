@@ -253,6 +253,7 @@ void write_parallel(Writer& w, const ParallelConfig& p) {
   w.integer(2, "zero", p.zero);
   w.enumeration(2, "recompute", p.recompute);
   if (p.recompute_layers > 0) w.integer(2, "recompute_layers", p.recompute_layers);
+  if (!p.recompute_modules.is_default()) w.value(2, "recompute_modules", recompute_modules_text(p.recompute_modules));
   w.enumeration(2, "offload", p.offload);
   w.enumeration(2, "cp_kind", p.cp_kind);
   w.boolean(2, "overlap_grad_reduce", p.overlap_grad_reduce);

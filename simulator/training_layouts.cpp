@@ -28,6 +28,7 @@ void apply_layout(const TrainingLayout& l, Scenario& sc) {
   p.schedule = l.schedule;
   p.recompute = l.recompute;
   p.recompute_layers = 0;     // layouts recompute every layer or none
+  p.recompute_modules = {};   // and selective is Megatron-Core's default, the attention core
   p.zero = l.zero;
   p.tp_comm_overlap = l.tp_comm_overlap;
   p.overlap_grad_reduce = l.overlap_grad_reduce;

@@ -261,6 +261,7 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   cost_inputs.tp_group = plan.tp_group;
   cost_inputs.dp_group = plan.dp_group;
   cost_inputs.recompute = par.recompute;
+  cost_inputs.recompute_modules = par.recompute_modules;
   cost_inputs.tp_comm_overlap = par.tp_comm_overlap;
   cost_inputs.zero = par.zero;
   cost_inputs.layer_parameters_per_rank = plan.layer_params;
@@ -304,7 +305,7 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   }
 
   const auto activations = [&](const LayerShape& s) {
-    const LayerActivations full = layer_activation_bytes(s, par.recompute);
+    const LayerActivations full = layer_activation_bytes(s, par.recompute, par.recompute_modules);
     if (recomputed >= 1.0) return full;
     const LayerActivations kept = layer_activation_bytes(s, Recompute::none);
     return LayerActivations{kept.stored * (1.0 - recomputed) + full.stored * recomputed,
@@ -502,6 +503,9 @@ void TrainingPredictor::stage_memory(const Scenario& scenario, std::span<const B
     mem.activations = peak_activations[static_cast<std::size_t>(s)];
     if (par.recompute == Recompute::full) {
       mem.activations += max(recompute_working_set_bytes(plan.shape), recompute_working_set_bytes(plan.moe_shape));
+    } else if (par.recompute == Recompute::selective) {
+      mem.activations += max(selective_recompute_working_set_bytes(plan.shape, par.recompute_modules),
+                             selective_recompute_working_set_bytes(plan.moe_shape, par.recompute_modules));
     }
     mem.kv_cache = Bytes(0.0);
     mem.buffers = buffers_common;
@@ -758,7 +762,8 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
 
   // Throughput and utilisation.
   const StepFlops flops = training_step_flops(model, training.global_batch, training.seq_len, par.recompute,
-                                              AttentionCount::full, recomputed_layer_fraction(par, model.layers));
+                                              AttentionCount::full, recomputed_layer_fraction(par, model.layers),
+                                              par.recompute_modules);
   out.model_flops_per_step = flops.model;
   out.hardware_flops_per_step = flops.hardware;
   const double cluster_peak = gpu.peak(precision.compute).value() * gpus;

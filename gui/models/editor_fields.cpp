@@ -120,6 +120,27 @@ std::vector<FieldSpec> editor_fields(const Scenario& s, const Catalog& catalog) 
     f.push_back(integer("parallel.recompute_layers", "Recomputed layers", P, p.recompute_layers, "per chunk",
                         "With full recomputation: layers of each model chunk recomputed; all = every layer", 0, 1 << 16,
                         "all"));
+    if (p.recompute == Recompute::selective) {
+      // Megatron-Core's recompute_modules: the default, the current set and each single module this
+      // model has (a set of several is written in the scenario file).
+      QStringList sets{QStringLiteral("[core_attn]")};
+      const auto offer = [&](RecomputeModule x) {
+        RecomputeModules one = RecomputeModules::empty();
+        one.add(x);
+        sets.push_back(q(recompute_modules_text(one)));
+      };
+      offer(RecomputeModule::layernorm);
+      if (m.mla) offer(RecomputeModule::mla_up_proj);
+      if (!m.is_moe() || m.moe.first_dense_layers > 0) offer(RecomputeModule::mlp);
+      if (m.is_moe()) {
+        offer(RecomputeModule::moe_act);
+        offer(RecomputeModule::moe);
+        if (m.moe.shared_experts > 0) offer(RecomputeModule::shared_experts);
+      }
+      f.push_back(choice("parallel.recompute_modules", "Recomputed modules", P,
+                         q(recompute_modules_text(p.recompute_modules)), sets,
+                         "With selective recomputation: Megatron-Core's recompute_modules (default: the attention core)"));
+    }
     f.push_back(choice("parallel.offload", "Offload", P, q(enum_name(p.offload)), spellings<Offload>(),
                        "Optimizer (and parameter) offload to host memory"));
   }
