@@ -15,7 +15,7 @@ One rule per field, the same for every row (never tuned per row):
                unstated fields). Megatron-Bridge rows: sequence parallelism when tp > 1, the
                distributed optimizer (ZeRO-1) with --overlap-grad-reduce and --overlap-param-gather,
                expert_tp 1 (the MoE recipes' expert-tensor-parallel size; Megatron-MoE best
-               practice), no recomputation (the rows state none), the all-to-all dispatcher without
+               practice), recomputation by the `recompute` rule below (the rows state none), the all-to-all dispatcher without
                --overlap-moe-expert-parallel-comm (not stated). Llama 3 rows: FSDP without
                resharding after the forward (Llama 3 paper Sec. 3.3.2) reduces gradients and
                gathers parameters once per step, which is the distributed optimizer's traffic:
@@ -26,6 +26,24 @@ One rule per field, the same for every row (never tuned per row):
                when it is odd: Llama 3 Sec. 3.3.2 ("one Transformer layer less on the first and
                the last stage"); Megatron-Bridge counts the embedding and the loss (and
                DeepSeek-V3's MTP module) as layers of the first and last chunks the same way.
+  recompute    none, unless RECIPES below holds the row: then recompute: selective with the
+               recipe's recompute_modules (Megatron-Core fine-grained recomputation). A recipe is a
+               config of Megatron-Bridge's performance scripts
+               (scripts/performance/configs/<model>/<model>_workload_base_configs.py) for the
+               row's model, GPU and precision, and it holds the row only when its version matches
+               the row: the stored version's layout (GPUs, tp, pp, cp, ep, vpp, micro_batch,
+               global_batch; WorkloadBaseConfig's defaults 1 / None for unset fields) equals the
+               row's in every field. The row's own commit (the performance-summary page's) is not
+               stored in the public-code index, so the layout is how the version is told apart: a
+               recipe whose layout differs is a different tuning of the workload, and its
+               recompute is not applied. The script checks the equality for every entry. Checked
+               against the row: the GPT-OSS rows of 25.11 (H100 micro_batch 4 against the recipe's
+               1; B200 ep 8 against 64; GB200 micro_batch 1 against 4), DeepSeek-V3 GB200 FP8-MX
+               25.11 (pp 8, ep 32 against pp 4, ep 64) do not match and keep recompute: none; the
+               Qwen3 recipes set no recompute_modules (qwen/qwen3_workload_base_configs.py
+               @01b2977e518f). The recipes' versions read are newer than some rows (the DeepSeek-V3
+               file names the hybridep dispatcher, after 25.09): the layout match is the evidence
+               that the row ran that config, not proof.
   precision    FP8-CS, FP8-MX and FP8 -> fp8; BF16 -> bf16.
   routing      force-balanced (the MoE rows' notes): load_imbalance 1, dropless.
   reference    derived.iteration_time_s where the row derives it (Megatron-Bridge:
@@ -53,6 +71,29 @@ MODELS = [
     ("llama3-405b", "Llama 3.1 405B"),
 ]
 SKIP = {"deepseek_v3_pretraining_h800"}
+
+# Megatron-Bridge performance recipes whose version matches a row (the docstring's rule): the
+# config, the file and the commit of the stored version read, its layout as
+# (gpus, tp, pp, cp, ep, vpp, micro_batch, global_batch), and its recompute_modules.
+MBRIDGE = "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/"
+RECIPES = {
+    "mbridge2602_h100_gpt_oss_120b_bf16_64gpu": (
+        "GPT_OSS_120B_PRETRAIN_CONFIG_H100_BF16_V2",
+        MBRIDGE + "gpt_oss/gpt_oss_workload_base_configs.py @1e7adfa90b18 (the same at @07eea52d4523)",
+        (64, 1, 4, 1, 8, None, 1, 1280), ["layernorm", "moe_act"]),
+    "mbridge2509_h100_deepseekv3_fp8_1024gpu": (
+        "DEEPSEEK_V3_PRETRAIN_CONFIG_H100_FP8_CS_V1 (= H100_V1)",
+        MBRIDGE + "deepseek/deepseek_workload_base_configs.py @042641823051",
+        (1024, 2, 8, 1, 64, 4, 1, 8192), ["mla_up_proj", "mlp"]),
+    "mbridge2511_b200_deepseekv3_fp8-mx_256gpu": (
+        "DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V1 (= B200_V1)",
+        MBRIDGE + "deepseek/deepseek_workload_base_configs.py @042641823051",
+        (256, 1, 16, 1, 8, None, 1, 2048), ["mla_up_proj"]),
+    "mbridge2511_gb200_deepseekv3_bf16_256gpu": (
+        "DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_BF16_V2",
+        MBRIDGE + "deepseek/deepseek_workload_base_configs.py @042641823051",
+        (256, 1, 4, 1, 64, 4, 1, 4096), ["mla_up_proj"]),
+}
 
 
 def value(x):
@@ -128,7 +169,20 @@ def scenario(row):
         lines.append(f"  last_stage_layers: {edge // 2}")
     lines.append(f"  sequence_parallel: {'true' if tp > 1 else 'false'}")
     lines.append("  zero: 1")
-    lines.append("  recompute: none")
+    recipe = RECIPES.get(row["id"])
+    if recipe:
+        name, source, layout, modules = recipe
+        vpp_stated = p.get("vpp")
+        row_layout = (row["gpus"], tp, pp, cp, ep, vpp_stated if vpp_stated and vpp_stated > 1 else None,
+                      p.get("micro_batch") or 1, value(p["global_batch"]))
+        recipe_layout = layout[:5] + (layout[5] if layout[5] and layout[5] > 1 else None,) + layout[6:]
+        if row_layout != recipe_layout:
+            raise SystemExit(f"{row['id']}: recipe {name} layout {layout} is not the row's {row_layout}")
+        lines.append(f"  # {name}, {source}")
+        lines.append("  recompute: selective")
+        lines.append(f"  recompute_modules: [{', '.join(modules)}]")
+    else:
+        lines.append("  recompute: none")
     lines.append(f"precision: {precision(row)}")
     return "\n".join(lines) + "\n"
 

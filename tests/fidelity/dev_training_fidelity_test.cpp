@@ -10,7 +10,7 @@
 // TFLOP/s.
 //
 // Tolerances: the bar (10% mean absolute error, 20% on any row) is reported by cases
-// allowed to fail while the model misses it (it does: mean 25.9% over the 20 rows, see the
+// allowed to fail while the model misses it (it does: mean 25.7% over the 20 rows, see the
 // guard's table); a regression guard fails when any row drifts 10 points from its recorded error.
 // The table was moved by pricing Transformer Engine's per-expert GEMM loop, the experts' FP8
 // casts and the all-to-all dispatcher's host synchronization (model/moe_ops.h): mean 29.8% ->
@@ -20,7 +20,11 @@
 // experts' FC2 bias, added per expert in PyTorch (moe_ops.cpp expert_bias_op; 27.3% -> 26.0%, the
 // GPT-OSS rows 3.5-8 points slower); then by attention's head-dim cost (model/op_time.h
 // flash_head_dim_efficiency: GPT-OSS's head dim 64 pays the softmax's exponentials, 0.4-2.8 points
-// slower; MLA's mean width 160 gains, DeepSeek-V3 0.6-1.3 points faster; 26.0% -> 25.9%). The MoE
+// slower; MLA's mean width 160 gains, DeepSeek-V3 0.6-1.3 points faster; 26.0% -> 25.9%); then by
+// the fine-grained recomputation the rows' Megatron-Bridge recipes set, where the recipe's layout is
+// the row's (scripts/dev_scenarios.py RECIPES; parallel.recompute_modules): three DeepSeek-V3 rows
+// recompute mla_up_proj (H100 also mlp) and now fit in memory, 1.6-2.3 points slower; GPT-OSS H100
+// 26.02 recomputes layernorm and moe_act, 0.7 points slower; 25.9% -> 25.7%. The MoE
 // rows stay too fast (Qwen3-30B-A3B by 23-57%, GPT-OSS
 // by 19-38%), see the guard's table. What is missing grows with the micro-batch's tokens
 // (per layer and micro-batch, reference minus prediction: GPT-OSS ~23 ms at 16K tokens, ~6 ms at
@@ -139,13 +143,13 @@ TEST_CASE("development-set MoE and CP rows: regression guard") {
   // table). These are measurements of the model's error, not targets.
   const std::map<std::string, double> measured = {
       {"llama3_405b_t4_16384gpu_cp16_seq131072", +0.405},      // vpp unstated -> 1: 54% bubble
-      {"mbridge2509_h100_deepseekv3_fp8_1024gpu", +0.322},     // 13.5 s of EP all-to-all exposed
-      {"mbridge2511_b200_deepseekv3_fp8-mx_256gpu", -0.266},
+      {"mbridge2509_h100_deepseekv3_fp8_1024gpu", +0.338},     // 13.5 s of EP all-to-all exposed
+      {"mbridge2511_b200_deepseekv3_fp8-mx_256gpu", -0.249},
       {"mbridge2511_b200_gpt_oss_120b_bf16_64gpu", -0.375},
       {"mbridge2511_b200_llama31_405b_fp8-cs_128gpu", -0.040},
       {"mbridge2511_b200_qwen3_235b_a22b_fp8-mx_64gpu", -0.295},
       {"mbridge2511_b200_qwen3_30b_a3b_fp8-mx_8gpu", -0.514},
-      {"mbridge2511_gb200_deepseekv3_bf16_256gpu", -0.209},
+      {"mbridge2511_gb200_deepseekv3_bf16_256gpu", -0.186},
       {"mbridge2511_gb200_deepseekv3_fp8-mx_256gpu", -0.171},
       {"mbridge2511_gb200_gpt_oss_120b_bf16_64gpu", -0.346},
       {"mbridge2511_gb200_qwen3_235b_a22b_bf16_256gpu", -0.113},
@@ -154,7 +158,7 @@ TEST_CASE("development-set MoE and CP rows: regression guard") {
       {"mbridge2511_h100_llama31_405b_fp8-cs_1024gpu", +0.013},
       {"mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu", +0.119},
       {"mbridge2511_h100_qwen3_30b_a3b_fp8-cs_16gpu", -0.569},
-      {"mbridge2602_h100_gpt_oss_120b_bf16_64gpu", -0.232},
+      {"mbridge2602_h100_gpt_oss_120b_bf16_64gpu", -0.225},
       {"mbridge2602_h100_llama31_405b_fp8_1024gpu", +0.053},
       {"mbridge2602_h100_qwen3_235b_a22b_fp8_256gpu", +0.148},
       {"mbridge2602_h100_qwen3_30b_a3b_fp8_16gpu", -0.565},
