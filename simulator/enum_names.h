@@ -209,7 +209,7 @@ std::vector<std::string> enum_spellings() {
   return out;
 }
 
-// A set of recompute modules as a scenario file writes it: "[layernorm, moe_act]" (table order).
+// A set of recompute modules as a scenario file writes it, in the table order: "[moe_act, layernorm]".
 inline std::string recompute_modules_text(RecomputeModules modules) {
   std::string out = "[";
   for (const auto& [m, name] : EnumTable<RecomputeModule>::values) {

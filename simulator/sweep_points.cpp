@@ -15,9 +15,10 @@ namespace {
 enum class Field {
   tp, pp, dp, cp, ep, expert_tp, vpp, first_stage_layers, last_stage_layers, zero, sequence_parallel,
   overlap_grad_reduce, overlap_param_gather, tp_comm_overlap, ep_comm_overlap, schedule, recompute, recompute_layers,
+  recompute_modules,
   offload, cp_kind, seq_len, global_batch, micro_batch, kernels, gpus, precision
 };
-enum class Kind { integer, boolean, word };
+enum class Kind { integer, boolean, word, module_list };
 
 struct FastKey {
   const char* key;
@@ -44,6 +45,7 @@ constexpr FastKey kFastKeys[] = {
     {"parallel.schedule", Field::schedule, Kind::word},
     {"parallel.recompute", Field::recompute, Kind::word},
     {"parallel.recompute_layers", Field::recompute_layers, Kind::integer},
+    {"parallel.recompute_modules", Field::recompute_modules, Kind::module_list},
     {"parallel.offload", Field::offload, Kind::word},
     {"parallel.cp_kind", Field::cp_kind, Kind::word},
     {"training.seq_len", Field::seq_len, Kind::integer},
@@ -84,6 +86,18 @@ std::optional<long long> decode(const FastKey& k, const std::string& text) {
   } catch (const YAML::Exception&) {
     return std::nullopt;
   }
+  if (k.kind == Kind::module_list) {
+    // A list of recompute module names, as the set's bits.
+    if (!node.IsSequence()) return std::nullopt;
+    RecomputeModules modules = RecomputeModules::empty();
+    for (const YAML::Node& item : node) {
+      if (!item.IsScalar()) return std::nullopt;
+      const auto m = parse_enum<RecomputeModule>(item.Scalar());
+      if (!m) return std::nullopt;
+      modules.add(*m);
+    }
+    return static_cast<long long>(modules.bits);
+  }
   if (!node.IsScalar()) return std::nullopt;
   const std::string& s = node.Scalar();
   switch (k.kind) {
@@ -113,6 +127,7 @@ std::optional<long long> decode(const FastKey& k, const std::string& text) {
         }
         default: return std::nullopt;
       }
+    case Kind::module_list: return std::nullopt;  // read above
   }
   return std::nullopt;
 }
@@ -139,6 +154,7 @@ void apply(Field f, long long v, Scenario& sc) {
     case Field::schedule: p.schedule = enum_at<PipelineSchedule>(v); break;
     case Field::recompute: p.recompute = enum_at<Recompute>(v); break;
     case Field::recompute_layers: p.recompute_layers = i; break;
+    case Field::recompute_modules: p.recompute_modules.bits = static_cast<unsigned>(v); break;
     case Field::offload: p.offload = enum_at<Offload>(v); break;
     case Field::cp_kind: p.cp_kind = enum_at<ContextParallelKind>(v); break;
     case Field::seq_len: std::get<TrainingWorkload>(sc.workload).seq_len = i; break;

@@ -117,3 +117,28 @@ parallel: {tp: 1, pp: 2, dp: 4, recompute: full, recompute_layers: 8}
   CHECK(tried("recompute: full -> none"));
   CHECK(tried("recompute: full -> selective"));
 }
+
+TEST_CASE("explain's recompute edits reset recompute_modules to the default, so none is refused as invalid") {
+  // GPT-OSS 120B on 64 H100s, PP 4, EP 8, recomputing the norms and the experts' activation: an edit
+  // to recompute none or full keeping [layernorm, moe_act] would be an invalid scenario.
+  const Scenario sc = parse_scenario(R"(schema_version: 1
+model: gpt-oss-120b
+system: {preset: dgx-h100, gpus: 64}
+training: {seq_len: 4096, global_batch: 512, micro_batch: 1}
+parallel: {tp: 1, pp: 4, dp: 16, ep: 8, recompute: selective, recompute_modules: [layernorm, moe_act]}
+)", "modules.yaml");
+  const Explanation e = explain_training(sc);
+  const auto tried = [&](const std::string& title) {
+    const auto same = [&](const ExplainChange& c) { return c.title == title; };
+    return std::any_of(e.changes.begin(), e.changes.end(), same) || std::any_of(e.no_fit.begin(), e.no_fit.end(), same);
+  };
+  std::string titles;
+  for (const ExplainChange& c : e.changes) titles += c.title + "; ";
+  for (const ExplainChange& c : e.no_fit) titles += c.title + "; ";
+  CAPTURE(titles);
+  // Every recompute edit is tried (listed, fitting or not): none was refused as invalid.
+  // The set is written in Megatron-Core's table order, whatever order the file gave.
+  CHECK(tried("recompute: selective [moe_act, layernorm] -> none"));
+  CHECK(tried("recompute: selective [moe_act, layernorm] -> full"));
+  CHECK(tried("recompute: selective [moe_act, layernorm] -> selective [core_attn]"));
+}

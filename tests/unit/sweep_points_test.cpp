@@ -151,3 +151,26 @@ axes:
   CHECK(sweep.objectives.size() == 1);
   CHECK(sweep.objectives.front().text() == "min step_time_s");
 }
+
+TEST_CASE("a recompute_modules axis builds the same points in memory as from a file, and refuses what the loader refuses") {
+  // GPT-OSS 120B: [mla_up_proj] needs MLA and [layernorm, moe_act] needs selective, so some points
+  // are invalid on both paths.
+  const SweepFile sweep = parse_sweep(R"(
+schema_version: 1
+base:
+  schema_version: 1
+  model: gpt-oss-120b
+  system: {gpu: h100-sxm-80gb, gpus: 64}
+  training: {seq_len: 4096, global_batch: 512, micro_batch: 1}
+  parallel: {pp: 4, ep: 8}
+axes:
+  parallel.recompute: [none, selective]
+  parallel.recompute_modules: [[core_attn], [layernorm, moe_act], [moe], [mla_up_proj]]
+)",
+                                      "<input>");
+  int valid = 0;
+  int invalid = 0;
+  check_fast_equals_file(sweep, 1, valid, invalid);
+  CHECK(valid == 4);    // [core_attn] with either recompute; [layernorm, moe_act] and [moe] with selective
+  CHECK(invalid == 4);  // the other two with none; [mla_up_proj] with both
+}
