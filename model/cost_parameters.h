@@ -59,6 +59,17 @@ struct CostParameters {
   // tests/fixtures/measured/h200_gemm_grid_2026-11-29.json by `scripts/fit_gemm_defaults.py --grid`
   // (eta 0.750, rms log error 0.050; without the term 0.078).
   double gemm_k_half = 288.0;
+  // Speed of a GEMM with a leading dimension that is not a multiple of 16 bytes, relative to the
+  // same GEMM aligned (model/op_time.h, gemm_misaligned). Hopper's fast GEMM kernels load their
+  // tiles with TMA, whose global strides must be multiples of 16 bytes (CUDA Driver API,
+  // cuTensorMapEncodeTiled: "globalStrides ... must be a multiple of 16"); cuBLAS otherwise
+  // falls back to kernels without it (cuBLAS docs, "Tensor Core Usage": best performance when
+  // lda, ldb, ldc are multiples of 16 bytes; cuBLASLt's CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES).
+  // Fitted by `stepcast calibrate` on the misaligned shapes of
+  // scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json (bf16/fp16 2500^3 and int8
+  // 1000^3, 2500^3, 5000^3, each 3.5-4x the aligned model; fp32/tf32 2500^3, whose 4-byte
+  // strides stay aligned, are not).
+  double gemm_misaligned_eta = 0.25;
   // Sustained over burst speed of compute-bound kernels: each GPU's longest-running rows
   // (10240^3, ~3 ms per call) over its best row, mean over the 24 (GPU, type) groups of
   // zz_* rows in gemm_measurements.yaml = 0.935 (H100 SXM bf16 0.90, fp16 0.88, tf32 0.94):
@@ -229,6 +240,8 @@ struct CostParameters {
     f("gemm.tile.skinny_n", self.gemm_tile_skinny_n, "common cuBLAS tile");
     f("gemm.split_k_min_depth", self.gemm_split_k_min_depth, "assumption");
     f("gemm.k_half", self.gemm_k_half, "measured/h200_gemm_grid_2026-11-29.json fit");
+    f("gemm.misaligned_eta", self.gemm_misaligned_eta,
+      "scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json misaligned shapes");
     f("compute.sustained_derate", self.sustained_derate, "gemm_measurements.yaml largest vs best rows");
     f("kernel.gap_s", self.kernel_gap_s, "scripts/fit_gemm_defaults.py");
     f("kernel.host_dispatch_s", self.host_dispatch_s, "scripts/fit_gemm_defaults.py");

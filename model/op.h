@@ -25,12 +25,24 @@ enum class OpKind : std::uint8_t {
                     // but further from it than elementwise kernels)
 };
 
+// Bits naming the dimensions of a GEMM (GemmShape::leading).
+enum GemmDim : std::uint8_t { gemm_dim_m = 1, gemm_dim_n = 2, gemm_dim_k = 4 };
+
 // C[m x n] = A[m x k] * B[k x n], `batch` independent products.
+//
+// `leading` says which of m, n, k is the leading dimension (the stride, in elements, between
+// consecutive rows or columns) of some stored operand: C is row-major (stride n); A is stored
+// row-major (stride k) or transposed (stride m); B transposed, as a weight [out x in] is (stride
+// k), or row-major (stride n). The default, n and k, is a forward or data-gradient GEMM of a
+// linear layer (y = x W^T, dx = dy W: m is the token count, never a stride); a weight gradient
+// (dW^T = x^T dy, m and n the features, k the tokens) reads x transposed: m and n. Tensor-core
+// kernels need every stride to be a multiple of 16 bytes (model/op_time.h, gemm_misaligned).
 struct GemmShape {
   double m = 0.0;
   double n = 0.0;
   double k = 0.0;
   double batch = 1.0;
+  std::uint8_t leading = gemm_dim_n | gemm_dim_k;
 };
 
 // The problem a fused attention kernel (flash_forward / flash_backward) works on, so its time can

@@ -54,12 +54,24 @@ inline Op reduction_op(std::string_view name, double bytes) {
   return op;
 }
 
+// The strides of a weight-gradient GEMM dW^T[in x out] = x^T[in x tokens] dy[tokens x out]
+// (model/op.h, GemmShape::leading): 16-bit and wider formats read the saved x transposed (its
+// stride is `in`, m) and dy as stored (`out`, n), so the token count is never a stride. 8-bit
+// formats run only as "TN" GEMMs, both operands contiguous along k (kernels/gemm.h; cuBLASLt's
+// FP8 and INT8 layout requirement): Transformer Engine stores transposed copies of x and dy,
+// whose stride is then the token count (k).
+inline std::uint8_t weight_gradient_leading(DataType compute) {
+  return bytes_per_element(compute) <= 1.0 ? gemm_dim_n | gemm_dim_k : gemm_dim_m | gemm_dim_n;
+}
+
 // Forward GEMM (m, n, k) x batch -> backward data-gradient (m, k, n) and weight-gradient (k, n, m)
 // GEMMs of the same batch.
 inline void push_gemm_backward(OpList& ops, std::string_view dgrad, std::string_view wgrad, const LayerShape& s,
                                double m, double n, double k, double batch = 1.0) {
   ops.push(gemm(dgrad, s, m, k, n, batch));
-  ops.push(gemm(wgrad, s, k, n, m, batch, kMainGradAccumulateBytes));
+  Op w = gemm(wgrad, s, k, n, m, batch, kMainGradAccumulateBytes);
+  w.gemm.leading = weight_gradient_leading(s.compute);
+  ops.push(w);
 }
 
 // A fused attention kernel (FlashAttention / cuDNN) of one rank over `heads` heads: queries and

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace stepcast {
 namespace {
@@ -73,6 +74,15 @@ GemmTiling gemm_tiling(const GemmShape& shape, int sm_count, const CostParameter
 
 double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const CostParameters& params) {
   return gemm_tiling(shape, sm_count, params).efficiency;
+}
+
+bool gemm_misaligned(const GemmShape& shape, DataType dtype) {
+  constexpr double kStrideAlignmentBytes = 16.0;  // TMA global strides (cuTensorMapEncodeTiled)
+  const double bytes = bytes_per_element(dtype);
+  for (const auto& [bit, dim] : {std::pair{gemm_dim_m, shape.m}, {gemm_dim_n, shape.n}, {gemm_dim_k, shape.k}}) {
+    if ((shape.leading & bit) != 0 && std::fmod(dim * bytes, kStrideAlignmentBytes) != 0.0) return true;
+  }
+  return false;
 }
 
 double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, const CostParameters& params) {
@@ -155,7 +165,8 @@ Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) 
       const double k = op.gemm.k;
       const double depth = k > 0.0 ? k / (k + params.gemm_k_half) : 1.0;
       const double eta = params.gemm_eta(gpu.architecture, op.dtype) *
-                         gemm_wave_tile_efficiency(op.gemm, gpu.sm_count, params) * depth;
+                         gemm_wave_tile_efficiency(op.gemm, gpu.sm_count, params) * depth *
+                         (gemm_misaligned(op.gemm, op.dtype) ? params.gemm_misaligned_eta : 1.0);
       compute = op.flops / (sustained * eta);
       break;
     }

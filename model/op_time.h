@@ -1,7 +1,7 @@
 #pragma once
 // How long one kernel takes on one GPU: a roofline with shape-aware GEMM efficiency.
 //
-//   t = max(flops / (peak(dtype) * derate * eta * wave_tile * k/(k + k_half)),
+//   t = max(flops / (peak(dtype) * derate * eta * wave_tile * k/(k + k_half) * misaligned),
 //           bytes / (hbm_bandwidth * eta_mem)) + kernel_gap
 //
 // eta: burst efficiency of the kernel kind on the GPU; derate: sustained over burst clocks
@@ -27,6 +27,8 @@
 // GEMM loop) runs CostParameters::grouped_gemm_streams of them at a time: ceil(launches / streams)
 // rounds, each priced as that many concurrent GEMMs with one kernel gap; a memory-bound op with
 // several launches pays a kernel gap per launch.
+// misaligned is CostParameters::gemm_misaligned_eta when a leading dimension of the GEMM is not a
+// multiple of 16 bytes (gemm_misaligned), else 1.
 // Skinny GEMMs (m < the small tile, as in decode steps) may also use an M = 8 tile with K split
 // over floor(SMs / tiles) CTAs (CostParameters::gemm_tile_skinny_m), so a batch-1 GEMM is
 // bounded by its weight bytes, as its kernels are.
@@ -54,6 +56,12 @@ GemmTiling gemm_tiling(const GemmShape& shape, int sm_count, const CostParameter
 
 // Tile x wave quantization efficiency (0, 1] of a GEMM on `sm_count` SMs.
 double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const CostParameters& params);
+
+// Whether a GEMM of `dtype` inputs has a leading dimension (GemmShape::leading) that is not a
+// multiple of 16 bytes: its compute efficiency then scales by CostParameters::gemm_misaligned_eta.
+// Only the dimensions named leading count, so a forward GEMM over any token count is aligned as
+// long as its feature dimensions are.
+bool gemm_misaligned(const GemmShape& shape, DataType dtype);
 
 // Efficiency (0, 1] of a fused attention kernel's split into CTAs on `sm_count` SMs, relative to
 // the kernel kind's eta (CostParameters::flash_shape_*): the counted work (causal: half the

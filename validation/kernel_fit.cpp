@@ -20,6 +20,7 @@ namespace {
 constexpr const char* kMemoryEta = "memory.bandwidth_eta";
 constexpr const char* kGap = "kernel.gap_s";
 constexpr const char* kKHalf = "gemm.k_half";
+constexpr const char* kMisalignedEta = "gemm.misaligned_eta";
 constexpr double kHuge = 1e30;
 
 // CTA tile candidates (large_m, large_n, small); the first is the documented default
@@ -96,6 +97,7 @@ struct Role {
   std::string sm_rate;  // SM byte-rate constant of its kind; empty for GEMMs
   bool hbm_only = false;  // copy/triad: they measure HBM bandwidth (memory.bandwidth_eta)
   bool fitted = true;
+  bool misaligned = false;  // a GEMM with a stride that is not a multiple of 16 bytes: sets gemm.misaligned_eta only
 };
 
 struct Problem {
@@ -313,10 +315,68 @@ CostParameters solve_with_limits(const Problem& pb, const std::vector<std::size_
   return best;
 }
 
+// gemm.misaligned_eta from the misaligned GEMMs of `subset`, every other constant as in `params`:
+// each point is t = fixed + c / r, c its compute time at r = 1 (no memory limit, burst clocks) and
+// fixed the kernel gap, so 1/r is a one-column least squares on relative errors with Huber
+// weights beyond kHuberRelative. Returns `params` unchanged when `subset` holds none.
+CostParameters fit_misaligned(const Problem& pb, const std::vector<std::size_t>& subset, CostParameters params) {
+  std::vector<double> c;
+  std::vector<double> t;
+  for (std::size_t i : subset) {
+    if (!pb.roles[i].misaligned) continue;
+    CostParameters compute_only = params;
+    compute_only.gemm_misaligned_eta = 1.0;
+    compute_only.memory_bandwidth_eta = kHuge;
+    compute_only.gemm_stream_bytes_per_sm_clock = kHuge;
+    compute_only.kernel_gap_s = 0.0;
+    c.push_back(predict_kernel((*pb.points)[i], *pb.gpu, compute_only));
+    t.push_back((*pb.points)[i].measured_s - params.kernel_gap_s);
+  }
+  if (c.empty()) return params;
+  std::vector<double> weight(c.size(), 1.0);
+  double u = 1.0 / params.gemm_misaligned_eta;
+  for (int round = 0; round < 20; ++round) {
+    double num = 0.0;
+    double den = 0.0;
+    for (std::size_t r = 0; r < c.size(); ++r) {
+      const double measured = t[r] + params.kernel_gap_s;
+      const double a = c[r] / measured;
+      num += weight[r] * weight[r] * a * t[r] / measured;
+      den += weight[r] * weight[r] * a * a;
+    }
+    if (den <= 0.0) return params;
+    u = num / den;
+    bool settled = true;
+    for (std::size_t r = 0; r < c.size(); ++r) {
+      const double e = std::fabs(c[r] * u - t[r]) / (t[r] + params.kernel_gap_s);
+      const double w = e <= kHuberRelative ? 1.0 : std::sqrt(kHuberRelative / e);
+      if (std::fabs(w - weight[r]) > 0.01) settled = false;
+      weight[r] = w;
+    }
+    if (settled) break;
+  }
+  // A misaligned GEMM is never faster than the aligned one.
+  params.gemm_misaligned_eta = u > 1.0 ? 1.0 / u : 1.0;
+  return params;
+}
+
 // solve() after choosing the GEMM shape terms (CTA tiles, k-depth) when allowed and there are
-// enough GEMM points.
+// enough GEMM points; then gemm.misaligned_eta from the misaligned GEMMs, which take no part in
+// the rest (their slow fallback kernels say nothing about the constants of the fast ones).
+CostParameters fit_aligned(const Problem& pb, const std::vector<std::size_t>& subset, const CostParameters& start,
+                           bool search_shapes, bool* shapes_changed);
+
 CostParameters fit_subset(const Problem& pb, const std::vector<std::size_t>& subset, const CostParameters& start,
                           bool search_shapes, bool* shapes_changed) {
+  std::vector<std::size_t> aligned;
+  for (std::size_t i : subset) {
+    if (!pb.roles[i].misaligned) aligned.push_back(i);
+  }
+  return fit_misaligned(pb, subset, fit_aligned(pb, aligned, start, search_shapes, shapes_changed));
+}
+
+CostParameters fit_aligned(const Problem& pb, const std::vector<std::size_t>& subset, const CostParameters& start,
+                           bool search_shapes, bool* shapes_changed) {
   ForcedLimits forced;
   CostParameters best = solve_with_limits(pb, subset, start, forced);
   if (shapes_changed) *shapes_changed = false;
@@ -443,6 +503,7 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
     role.sm_rate = sm_rate_constant(p.op, gpu);
     role.hbm_only = p.component == "memory";
     role.fitted = is_fitted_component(p.component);
+    role.misaligned = p.op.kind == OpKind::gemm && gemm_misaligned(p.op.gemm, p.op.dtype);
     if (role.fitted) fitted.push_back(i);
   }
   if (std::any_of(points.begin(), points.end(), [](const KernelPoint& p) { return p.component == "memory"; })) {
@@ -497,6 +558,10 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
   for (std::size_t i : fitted) {
     const auto& role = pb.roles[i];
     const std::string& c = points[i].component;
+    if (role.misaligned) {
+      ++sources[kMisalignedEta][c];
+      continue;
+    }
     if (!role.compute.empty()) ++sources[role.compute][c];
     if (!role.sm_rate.empty()) ++sources[role.sm_rate][c];
     if (role.compute.empty() || points[i].op.kind == OpKind::gemm) ++sources[kMemoryEta][c];

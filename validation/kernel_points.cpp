@@ -20,6 +20,15 @@ KernelPoint gemm_kernel_point(DataType precision, double m, double n, double k, 
   return p;
 }
 
+std::uint8_t harness_leading_dims(std::string_view layout) {
+  // kernels/gemm.cpp: column-major C (m x n), ldc = m; A stored k x m (T, lda = k) or m x k (N, lda = m);
+  // B stored n x k (T, ldb = n) or k x n (N, ldb = k).
+  const bool transpose_a = !layout.empty() && layout[0] == 'T';
+  const bool transpose_b = layout.size() > 1 && layout[1] == 'T';
+  return static_cast<std::uint8_t>(gemm_dim_m | (transpose_a ? gemm_dim_k : gemm_dim_m) |
+                                   (transpose_b ? gemm_dim_n : gemm_dim_k));
+}
+
 std::vector<KernelPoint> kernel_points(const MeasurementFile& file) {
   std::vector<KernelPoint> out;
   for (const Measurement& r : file.records) {
@@ -34,7 +43,7 @@ std::vector<KernelPoint> kernel_points(const MeasurementFile& file) {
       p.op.name = "gemm";
       p.op.dtype = g->precision;
       p.op.gemm = {static_cast<double>(g->m), static_cast<double>(g->n), static_cast<double>(g->k),
-                   static_cast<double>(g->batch * g->groups)};
+                   static_cast<double>(g->batch * g->groups), harness_leading_dims(g->layout)};
       p.shape = {{"m", p.op.gemm.m}, {"n", p.op.gemm.n}, {"k", p.op.gemm.k}, {"batch", p.op.gemm.batch}};
     } else if (const auto* a = std::get_if<AttentionInputs>(&r.inputs)) {
       p.op.dtype = a->dtype;

@@ -17,8 +17,10 @@
 //   memory       OpKind::memory_bound, component memory (copy, triad: the STREAM bandwidth).
 // The time compared is the record's median (robust to the occasional slow sample).
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/op.h"
@@ -37,6 +39,13 @@ struct KernelPoint {
 
 // The kernel records of a file, in file order; collective and selftest records are not kernels.
 std::vector<KernelPoint> kernel_points(const MeasurementFile& file);
+
+// Which of m, n, k are strides of the operands of a harness GEMM (GemmShape::leading) in `layout`
+// ("TN", "NN", "NT", "TT": op(A), op(B)). The harness calls cuBLASLt column-major (kernels/gemm.h),
+// so C's stride is m: "TN" has strides k and m, "NN" m and k, "NT" m and n. A linear layer's
+// forward, data- and weight-gradient GEMMs as frameworks call them are TN, NN and NT with the
+// token count as n, n and k: never a stride.
+std::uint8_t harness_leading_dims(std::string_view layout);
 
 // A GEMM point from its inputs (shared by the harness mapping and tests that feed published rows).
 KernelPoint gemm_kernel_point(DataType precision, double m, double n, double k, double batch, double measured_s,
