@@ -78,6 +78,14 @@ struct CostParameters {
   double sustained_derate = 0.935;
   // GPU-side cost per kernel (start-up and tail), fitted with the etas above.
   double kernel_gap_s = 4.0e-6;
+  // What one kernel launched alone on an idle GPU with a flushed L2 takes beyond the same kernel
+  // in a back-to-back stream: the harness's "cold" samples (validation/harness/device_timer.h)
+  // against its "hot" ones. op_time never adds it (a training step runs its kernels back to back,
+  // as the hot samples do); validation/kernel_fit.h adds it when predicting a cold measurement.
+  // Fitted by `stepcast calibrate` on the cold/hot pairs of
+  // scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json (512^3-1024^3 GEMMs in five
+  // precisions: cold - hot = 1.9-2.8 us).
+  double kernel_cold_start_s = 2.0e-6;
   // Transformer Engine's grouped GEMM (GroupedLinear, the --moe-grouped-gemm experts of
   // Megatron-Core's TEGroupedMLP) is a host loop of one cuBLAS GEMM per expert, issued round-robin
   // on this many streams (transformer_engine/common/gemm/cublaslt_gemm.cu multi_stream_cublas_gemm;
@@ -244,6 +252,8 @@ struct CostParameters {
       "scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json misaligned shapes");
     f("compute.sustained_derate", self.sustained_derate, "gemm_measurements.yaml largest vs best rows");
     f("kernel.gap_s", self.kernel_gap_s, "scripts/fit_gemm_defaults.py");
+    f("kernel.cold_start_s", self.kernel_cold_start_s,
+      "scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json cold/hot pairs (harness only)");
     f("kernel.host_dispatch_s", self.host_dispatch_s, "scripts/fit_gemm_defaults.py");
     f("gemm.grouped_streams", self.grouped_gemm_streams, "TransformerEngine gemm.h num_streams");
     f("memory.bandwidth_eta", self.memory_bandwidth_eta, "measured/h200_torch_kernels_2026-11-29.json copy");

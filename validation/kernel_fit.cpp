@@ -19,6 +19,7 @@ namespace {
 
 constexpr const char* kMemoryEta = "memory.bandwidth_eta";
 constexpr const char* kGap = "kernel.gap_s";
+constexpr const char* kColdStart = "kernel.cold_start_s";
 constexpr const char* kKHalf = "gemm.k_half";
 constexpr const char* kMisalignedEta = "gemm.misaligned_eta";
 constexpr double kHuge = 1e30;
@@ -88,6 +89,7 @@ CostParameters unlimited(const CostParameters& params) {
   probe.memory_bandwidth_eta = kHuge;
   probe.sustained_derate = 1.0;
   probe.kernel_gap_s = 0.0;
+  probe.kernel_cold_start_s = 0.0;
   return probe;
 }
 
@@ -192,6 +194,10 @@ CostParameters solve(const Problem& pb, const std::vector<std::size_t>& subset, 
     t_max = std::max(t_max, points[i].measured_s);
   }
   const bool fit_gap = subset.size() >= 3 && t_max > 2.0 * t_min;
+  // The cold start: fitted with the gap when both cold and hot points are present.
+  const bool any_cold = std::any_of(subset.begin(), subset.end(), [&](std::size_t i) { return points[i].cold; });
+  const bool any_hot = std::any_of(subset.begin(), subset.end(), [&](std::size_t i) { return !points[i].cold; });
+  const bool fit_cold_start = fit_gap && any_cold && any_hot;
 
   std::vector<Limit> limit(subset.size(), Limit::compute);
   std::vector<double> weight(subset.size(), 1.0);
@@ -236,6 +242,7 @@ CostParameters solve(const Problem& pb, const std::vector<std::size_t>& subset, 
     int next = 0;
     for (auto& [name, index] : column) index = next++;
     const int gap_column = fit_gap ? next++ : -1;
+    const int cold_column = fit_cold_start ? next++ : -1;
     if (next == 0) break;
 
     Eigen::MatrixXd a = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(subset.size()), next);
@@ -257,6 +264,13 @@ CostParameters solve(const Problem& pb, const std::vector<std::size_t>& subset, 
       } else {
         rhs -= params.kernel_gap_s;
       }
+      if (points[subset[r]].cold) {
+        if (fit_cold_start) {
+          a(row, cold_column) = 1.0;
+        } else {
+          rhs -= params.kernel_cold_start_s;
+        }
+      }
       a.row(row) *= weight[r] / t;
       b[row] = weight[r] * rhs / t;
     }
@@ -267,6 +281,7 @@ CostParameters solve(const Problem& pb, const std::vector<std::size_t>& subset, 
       if (u > 0.0) *constant(params, name) = 1.0 / u;
     }
     if (fit_gap) params.kernel_gap_s = s.x[gap_column];
+    if (fit_cold_start) params.kernel_cold_start_s = s.x[cold_column];
     // Huber weights (iteratively reweighted least squares): a point the model's form cannot
     // follow (a misaligned shape cuBLAS runs with a slow kernel) pulls linearly, not
     // quadratically, beyond kHuberRelative.
@@ -317,11 +332,12 @@ CostParameters solve_with_limits(const Problem& pb, const std::vector<std::size_
 
 // gemm.misaligned_eta from the misaligned GEMMs of `subset`, every other constant as in `params`:
 // each point is t = fixed + c / r, c its compute time at r = 1 (no memory limit, burst clocks) and
-// fixed the kernel gap, so 1/r is a one-column least squares on relative errors with Huber
+// fixed the kernel gap (and cold start), so 1/r is a one-column least squares on relative errors with Huber
 // weights beyond kHuberRelative. Returns `params` unchanged when `subset` holds none.
 CostParameters fit_misaligned(const Problem& pb, const std::vector<std::size_t>& subset, CostParameters params) {
   std::vector<double> c;
   std::vector<double> t;
+  std::vector<double> fixed;
   for (std::size_t i : subset) {
     if (!pb.roles[i].misaligned) continue;
     CostParameters compute_only = params;
@@ -329,8 +345,10 @@ CostParameters fit_misaligned(const Problem& pb, const std::vector<std::size_t>&
     compute_only.memory_bandwidth_eta = kHuge;
     compute_only.gemm_stream_bytes_per_sm_clock = kHuge;
     compute_only.kernel_gap_s = 0.0;
+    compute_only.kernel_cold_start_s = 0.0;
     c.push_back(predict_kernel((*pb.points)[i], *pb.gpu, compute_only));
-    t.push_back((*pb.points)[i].measured_s - params.kernel_gap_s);
+    fixed.push_back(params.kernel_gap_s + ((*pb.points)[i].cold ? params.kernel_cold_start_s : 0.0));
+    t.push_back((*pb.points)[i].measured_s - fixed.back());
   }
   if (c.empty()) return params;
   std::vector<double> weight(c.size(), 1.0);
@@ -339,7 +357,7 @@ CostParameters fit_misaligned(const Problem& pb, const std::vector<std::size_t>&
     double num = 0.0;
     double den = 0.0;
     for (std::size_t r = 0; r < c.size(); ++r) {
-      const double measured = t[r] + params.kernel_gap_s;
+      const double measured = t[r] + fixed[r];
       const double a = c[r] / measured;
       num += weight[r] * weight[r] * a * t[r] / measured;
       den += weight[r] * weight[r] * a * a;
@@ -348,7 +366,7 @@ CostParameters fit_misaligned(const Problem& pb, const std::vector<std::size_t>&
     u = num / den;
     bool settled = true;
     for (std::size_t r = 0; r < c.size(); ++r) {
-      const double e = std::fabs(c[r] * u - t[r]) / (t[r] + params.kernel_gap_s);
+      const double e = std::fabs(c[r] * u - t[r]) / (t[r] + fixed[r]);
       const double w = e <= kHuberRelative ? 1.0 : std::sqrt(kHuberRelative / e);
       if (std::fabs(w - weight[r]) > 0.01) settled = false;
       weight[r] = w;
@@ -444,7 +462,7 @@ bool is_fitted_component(const std::string& c) {
 }
 
 std::string unit_of(std::string_view name) {
-  if (name == kGap) return "s";
+  if (name == kGap || name == kColdStart) return "s";
   if (name.rfind("gemm.tile.", 0) == 0 || name == kKHalf || name == "flash_shape.tile") {
     return "elements";
   }
@@ -458,7 +476,7 @@ std::string unit_of(std::string_view name) {
 double predict_kernel(const KernelPoint& point, const GpuSpec& gpu, const CostParameters& params) {
   CostParameters burst = params;
   burst.sustained_derate = 1.0;
-  return op_time(point.op, gpu, burst).value();
+  return op_time(point.op, gpu, burst).value() + (point.cold ? params.kernel_cold_start_s : 0.0);
 }
 
 std::string efficiency_constant(const Op& op, GpuArchitecture arch) {
@@ -566,6 +584,7 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
     if (!role.sm_rate.empty()) ++sources[role.sm_rate][c];
     if (role.compute.empty() || points[i].op.kind == OpKind::gemm) ++sources[kMemoryEta][c];
     ++sources[kGap][c];
+    if (points[i].cold) ++sources[kColdStart][c];
     if (shapes_changed && points[i].op.kind == OpKind::gemm) {
       for (const char* t : {"gemm.tile.large_m", "gemm.tile.large_n", "gemm.tile.small", kKHalf}) ++sources[t][c];
     }

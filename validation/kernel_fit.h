@@ -13,6 +13,13 @@
 //   rate_kind  memory.elementwise_bytes_per_sm_clock / memory.reduction_bytes_per_sm_clock: the
 //              SMs' byte rate of elementwise and reduction kernels, where it binds;
 //   gap        kernel.gap_s, shared by every kernel;
+//   cold       kernel.cold_start_s, added to the points timed cold (one launch alone after an L2
+//              flush; KernelPoint::cold) and not to those timed hot (back to back, as a training
+//              step runs kernels, which is what op_time predicts); fitted with the gap when both
+//              kinds are present;
+//   misaligned gemm.misaligned_eta, the speed of GEMMs with a stride that is not a multiple of
+//              16 bytes (model/op_time.h gemm_misaligned): those points take no part in the rest
+//              of the fit and set only this ratio, by a one-column least squares afterwards;
 //   shape      gemm.tile.large_m/large_n/small and gemm.k_half: a search over the CTA tiles cuBLAS
 //              chooses among (128x256 / 128x128 / 64x128 / 256x256 with 128 or 64 square) and
 //              reduction depths 0..2048, kept at the starting values unless another fits clearly
@@ -34,8 +41,8 @@
 // implementations (stepcast's own flash kernels, paged decode) are validated against the same
 // constants but do not set them.
 //
-// The harness times single cold launches and discards throttled samples: these are burst
-// figures, so the fit and predict_kernel() use sustained_derate = 1. Training predictions still
+// The harness discards throttled samples: its times are burst figures, so the fit and
+// predict_kernel() use sustained_derate = 1 (and predict_kernel adds kernel.cold_start_s to cold points). Training predictions still
 // apply compute.sustained_derate on top (a step-long load is slower than a burst).
 //
 // Residuals: in-sample errors of the final fit, and held-out errors from k-fold cross-validation
@@ -77,7 +84,8 @@ struct KernelFit {
 KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu, const CostParameters& start,
                       const KernelFitOptions& options = {});
 
-// The burst time the model predicts for one measured kernel (op_time with sustained_derate = 1).
+// The burst time the model predicts for one measured kernel (op_time with sustained_derate = 1,
+// plus kernel.cold_start_s when it was timed cold).
 double predict_kernel(const KernelPoint& point, const GpuSpec& gpu, const CostParameters& params);
 
 // The CostParameters constant that sets `op`'s compute efficiency on `arch` ("gemm.eta.hopper_16bit",

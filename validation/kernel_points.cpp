@@ -33,7 +33,8 @@ std::vector<KernelPoint> kernel_points(const MeasurementFile& file) {
   std::vector<KernelPoint> out;
   for (const Measurement& r : file.records) {
     KernelPoint p;
-    p.label = r.name;
+    p.cold = r.method.mode != "hot";
+    p.label = p.cold ? r.name : r.name + " [hot]";
     p.measured_s = r.time.median_s;
     p.op.flops = r.flops;
     p.op.bytes = r.bytes;

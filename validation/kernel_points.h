@@ -15,7 +15,8 @@
 //                reduction; the others (gelu, swiglu, rope, bias_dropout_add): OpKind::memory_bound,
 //                component elementwise; bytes as recorded.
 //   memory       OpKind::memory_bound, component memory (copy, triad: the STREAM bandwidth).
-// The time compared is the record's median (robust to the occasional slow sample).
+// The time compared is the record's median (robust to the occasional slow sample). A record timed
+// hot (method.mode) is a point with cold = false and " [hot]" after its name.
 
 #include <cstdint>
 #include <map>
@@ -34,6 +35,9 @@ struct KernelPoint {
   std::string label;      // the record's name
   Op op;
   double measured_s = 0.0;
+  // How it was timed (validation/harness/device_timer.h): cold, one launch alone after an L2
+  // flush; hot, back to back with warm caches, as a training step runs kernels.
+  bool cold = true;
   std::map<std::string, double> shape;  // the quantities coverage tracks (m, n, k, batch, seq_kv, bytes, ...)
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/op_builders.h"
 #include "model/op_time.h"
 
 using namespace stepcast;
@@ -214,4 +215,30 @@ TEST_CASE("flash attention split into CTAs: off without a tile or a known shape"
   CostParameters off;
   CHECK(flash_schedule_efficiency({1.0, 4096.0, 4096.0, 128.0, true}, 132, off) == 1.0);
   CHECK(flash_schedule_efficiency({}, 132, flash_shape(1.0, 0.5)) == 1.0);
+}
+
+TEST_CASE("a GEMM whose strides are not multiples of 16 bytes runs at gemm_misaligned_eta; a token count is not a stride") {
+  const CostParameters params;
+  // Strides in bytes: 2500 x 2 = 5000 = 16 x 312.5 (misaligned), 2500 x 4 = 10000 = 16 x 625
+  // (aligned), 1000 x 1 = 1000 = 16 x 62.5 (misaligned), 1000 x 2 = 2000 = 16 x 125 (aligned).
+  CHECK(gemm_misaligned({2500, 2500, 2500, 1}, DataType::bf16));
+  CHECK_FALSE(gemm_misaligned({2500, 2500, 2500, 1}, DataType::tf32));
+  CHECK(gemm_misaligned({1000, 1000, 1000, 1}, DataType::int8));
+  CHECK_FALSE(gemm_misaligned({1000, 1000, 1000, 1}, DataType::bf16));
+  // A prefill of 1001 tokens through a 4096 -> 4096 projection: the forward GEMM's strides are k
+  // (x and W) and n (y), never m = tokens; its weight gradient's are m and n (16-bit formats), but
+  // an FP8 weight gradient runs TN on transposed copies, strided by k = tokens.
+  CHECK_FALSE(gemm_misaligned({1001, 4096, 4096, 1}, DataType::bf16));
+  CHECK(gemm_misaligned({1001, 4096, 4096, 1, gemm_dim_m}, DataType::bf16));
+  CHECK_FALSE(gemm_misaligned({4096, 4096, 1001, 1, ops::weight_gradient_leading(DataType::bf16)}, DataType::bf16));
+  CHECK(gemm_misaligned({4096, 4096, 1001, 1, ops::weight_gradient_leading(DataType::fp8)}, DataType::fp8));
+  // The time: the aligned formula with eta scaled by the ratio.
+  Op op = gemm(2500, 2500, 2500);
+  const double wave = gemm_wave_tile_efficiency(op.gemm, 132, params);
+  const double depth = 2500.0 / (2500.0 + params.gemm_k_half);
+  const double compute = op.flops.value() / (989.4e12 * params.sustained_derate * params.gemm_eta_hopper_16bit * wave *
+                                             depth * params.gemm_misaligned_eta);
+  CHECK(op_time(op, h100(), params).value() == doctest::Approx(compute + params.kernel_gap_s));
+  Op aligned = gemm(2560, 2560, 2560);
+  CHECK(op_time(op, h100(), params) > op_time(aligned, h100(), params));
 }
