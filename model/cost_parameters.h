@@ -65,11 +65,15 @@ struct CostParameters {
   // cuTensorMapEncodeTiled: "globalStrides ... must be a multiple of 16"); cuBLAS otherwise
   // falls back to kernels without it (cuBLAS docs, "Tensor Core Usage": best performance when
   // lda, ldb, ldc are multiples of 16 bytes; cuBLASLt's CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES).
-  // Fitted by `stepcast calibrate` on the misaligned shapes of
-  // scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json (bf16/fp16 2500^3 and int8
-  // 1000^3, 2500^3, 5000^3, each 3.5-4x the aligned model; fp32/tf32 2500^3, whose 4-byte
-  // strides stay aligned, are not).
-  double gemm_misaligned_eta = 0.25;
+  // 0.259 fitted by `stepcast calibrate` (scenarios/calibration/h200-sxm-141gb/profile.json) on
+  // the misaligned shapes of scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json:
+  // bf16/fp16 2500^3 and int8 1000^3 (cold and hot), 2500^3, 5000^3, each 3.5-4x the aligned
+  // model; tf32/fp32 2500^3, whose 4-byte elements keep the strides aligned, are not slowed so.
+  // The ratio depends on the fallback kernel cuBLAS finds: a published H100 fp16 bmm with its
+  // reduction dim 10922 (4 x 4096 x 4096) ran at 0.68 of 10944's speed
+  // (gemm_measurements.yaml mleng_swiglu_h100_dff10922 / _dff10944), and an RTX 4090, which has
+  // no TMA, runs 2055^3 at 0.74 of 2040^3 (pt181718_4090_bf16_*): calibrate on the shapes you run.
+  double gemm_misaligned_eta = 0.26;
   // Sustained over burst speed of compute-bound kernels: each GPU's longest-running rows
   // (10240^3, ~3 ms per call) over its best row, mean over the 24 (GPU, type) groups of
   // zz_* rows in gemm_measurements.yaml = 0.935 (H100 SXM bf16 0.90, fp16 0.88, tf32 0.94):
@@ -82,10 +86,10 @@ struct CostParameters {
   // in a back-to-back stream: the harness's "cold" samples (validation/harness/device_timer.h)
   // against its "hot" ones. op_time never adds it (a training step runs its kernels back to back,
   // as the hot samples do); validation/kernel_fit.h adds it when predicting a cold measurement.
-  // Fitted by `stepcast calibrate` on the cold/hot pairs of
-  // scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json (512^3-1024^3 GEMMs in five
-  // precisions: cold - hot = 1.9-2.8 us).
-  double kernel_cold_start_s = 2.0e-6;
+  // 2.28 us fitted by `stepcast calibrate` (scenarios/calibration/h200-sxm-141gb/profile.json) on
+  // the kernels of scenarios/calibration/h200-sxm-141gb/run-5692d753a737/ timed both ways (GEMMs
+  // of 512^3-1024^3 in five precisions: cold - hot = 1.9-2.8 us; elementwise kernels).
+  double kernel_cold_start_s = 2.3e-6;
   // Transformer Engine's grouped GEMM (GroupedLinear, the --moe-grouped-gemm experts of
   // Megatron-Core's TEGroupedMLP) is a host loop of one cuBLAS GEMM per expert, issued round-robin
   // on this many streams (transformer_engine/common/gemm/cublaslt_gemm.cu multi_stream_cublas_gemm;

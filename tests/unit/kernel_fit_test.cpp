@@ -249,9 +249,10 @@ TEST_CASE("copy kernels set the HBM efficiency and elementwise kernels the SMs' 
   for (double mb : {8.0, 64.0, 512.0}) points.push_back(memory_point(mb * 1e6, "memory"));
   points = measured(points, gpu, truth, 0.0, 1);
   // The model has copies SM-bound too (both are memory_bound kernels): their measured time here
-  // is the HBM limit's, as a STREAM copy reaches it.
+  // is the HBM limit's, as a STREAM copy reaches it (timed cold: one launch after an L2 flush).
   for (std::size_t i = 3; i < 6; ++i) {
-    points[i].measured_s = points[i].op.bytes.value() / (gpu.memory_bandwidth.value() * 0.88) + truth.kernel_gap_s;
+    points[i].measured_s = points[i].op.bytes.value() / (gpu.memory_bandwidth.value() * 0.88) + truth.kernel_gap_s +
+                           truth.kernel_cold_start_s;
   }
   const KernelFit fit = fit_kernels(points, gpu, CostParameters{});
   CHECK(relative(fit.params.memory_bandwidth_eta, 0.88) < 0.005);
@@ -300,4 +301,35 @@ TEST_CASE("harness GEMM layouts name their strides as cuBLASLt's column-major ca
   CHECK(harness_leading_dims("NN") == (gemm_dim_m | gemm_dim_k));
   CHECK(harness_leading_dims("NT") == (gemm_dim_m | gemm_dim_n));
   CHECK(harness_leading_dims("TT") == (gemm_dim_m | gemm_dim_n | gemm_dim_k));
+}
+
+TEST_CASE("cold and hot points: the fit separates the cold start of a lone launch from the gap every kernel pays") {
+  // The same 12 small-to-large GEMMs timed cold (one launch after an L2 flush) and hot (back to
+  // back), made with a 2.5 us gap and a 3 us cold start at 1% noise: cold - hot = 3 us on every
+  // pair, so both constants are identified (within 15%: they sit beside kernels of 8 us - 1 ms).
+  const GpuSpec gpu = h100();
+  CostParameters truth;
+  truth.kernel_gap_s = 2.5e-6;
+  truth.kernel_cold_start_s = 3.0e-6;
+  std::vector<KernelPoint> points;
+  for (double s : {256.0, 384.0, 512.0, 768.0, 1024.0, 1536.0, 2048.0, 3072.0, 4096.0, 6144.0, 8192.0, 12288.0}) {
+    for (bool cold : {true, false}) {
+      KernelPoint p = gemm_kernel_point(DataType::bf16, s, s, s, 1.0, 0.0, 2.0, cold ? "cold" : "hot");
+      p.cold = cold;
+      points.push_back(p);
+    }
+  }
+  points = measured(points, gpu, truth, 0.01, 17);
+  const KernelFit fit = fit_kernels(points, gpu, CostParameters{});
+  CHECK(relative(fit.params.kernel_gap_s, 2.5e-6) < 0.15);
+  CHECK(relative(fit.params.kernel_cold_start_s, 3.0e-6) < 0.15);
+  // What a training step sees (op_time) has no cold start; a cold point's prediction adds it.
+  CHECK(predict_kernel(points[0], gpu, fit.params) - predict_kernel(points[1], gpu, fit.params) ==
+        doctest::Approx(fit.params.kernel_cold_start_s));
+  // Cold points alone cannot tell the two apart: the cold start keeps its starting value.
+  std::vector<KernelPoint> cold_only;
+  for (const auto& p : points) {
+    if (p.cold) cold_only.push_back(p);
+  }
+  CHECK(fit_kernels(cold_only, gpu, CostParameters{}).params.kernel_cold_start_s == CostParameters{}.kernel_cold_start_s);
 }
