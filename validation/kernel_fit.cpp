@@ -114,7 +114,14 @@ struct Parts {
   double compute = 0.0;
   double hbm = 0.0;
   double sm = 0.0;
+  double gaps = 1.0;  // kernel gaps op_time charges it: one per launch round (Op::launches)
 };
+
+// op_time of a measured point, on the streams it was issued on.
+Seconds point_time(const KernelPoint& p, const GpuSpec& gpu, CostParameters params) {
+  if (p.streams > 0.0) params.grouped_gemm_streams = p.streams;
+  return op_time(p.op, gpu, params);
+}
 
 Parts parts_of(const KernelPoint& p, const Role& role, const GpuSpec& gpu, const CostParameters& params) {
   Parts out;
@@ -122,15 +129,18 @@ Parts parts_of(const KernelPoint& p, const Role& role, const GpuSpec& gpu, const
   if (!role.compute.empty()) {
     CostParameters probe = base;
     *constant(probe, role.compute) = 1.0;
-    out.compute = op_time(p.op, gpu, probe).value();
+    out.compute = point_time(p, gpu, probe).value();
   }
+  CostParameters one_second_gap = base;
+  one_second_gap.kernel_gap_s = 1.0;
+  out.gaps = point_time(p, gpu, one_second_gap).value() - point_time(p, gpu, base).value();
   CostParameters hbm = base;
   hbm.memory_bandwidth_eta = 1.0;
-  out.hbm = op_time(p.op, gpu, hbm).value();
+  out.hbm = point_time(p, gpu, hbm).value();
   if (!role.sm_rate.empty()) {
     CostParameters sm = base;
     *constant(sm, role.sm_rate) = 1.0;
-    out.sm = op_time(p.op, gpu, sm).value();
+    out.sm = point_time(p, gpu, sm).value();
   }
   return out;
 }
@@ -260,9 +270,9 @@ CostParameters solve(const Problem& pb, const std::vector<std::size_t>& subset, 
         rhs -= limit[r] == Limit::sm ? part / constant_value(params, role.sm_rate) : part / params.memory_bandwidth_eta;
       }
       if (fit_gap) {
-        a(row, gap_column) = 1.0;
+        a(row, gap_column) = parts[r].gaps;
       } else {
-        rhs -= params.kernel_gap_s;
+        rhs -= params.kernel_gap_s * parts[r].gaps;
       }
       if (points[subset[r]].cold) {
         if (fit_cold_start) {
@@ -347,7 +357,8 @@ CostParameters fit_misaligned(const Problem& pb, const std::vector<std::size_t>&
     compute_only.kernel_gap_s = 0.0;
     compute_only.kernel_cold_start_s = 0.0;
     c.push_back(predict_kernel((*pb.points)[i], *pb.gpu, compute_only));
-    fixed.push_back(params.kernel_gap_s + ((*pb.points)[i].cold ? params.kernel_cold_start_s : 0.0));
+    fixed.push_back(params.kernel_gap_s * parts_of((*pb.points)[i], pb.roles[i], *pb.gpu, params).gaps +
+                    ((*pb.points)[i].cold ? params.kernel_cold_start_s : 0.0));
     t.push_back((*pb.points)[i].measured_s - fixed.back());
   }
   if (c.empty()) return params;
@@ -476,7 +487,7 @@ std::string unit_of(std::string_view name) {
 double predict_kernel(const KernelPoint& point, const GpuSpec& gpu, const CostParameters& params) {
   CostParameters burst = params;
   burst.sustained_derate = 1.0;
-  return op_time(point.op, gpu, burst).value() + (point.cold ? params.kernel_cold_start_s : 0.0);
+  return point_time(point, gpu, burst).value() + (point.cold ? params.kernel_cold_start_s : 0.0);
 }
 
 std::string efficiency_constant(const Op& op, GpuArchitecture arch) {

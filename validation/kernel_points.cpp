@@ -45,6 +45,11 @@ std::vector<KernelPoint> kernel_points(const MeasurementFile& file) {
       p.op.dtype = g->precision;
       p.op.gemm = {static_cast<double>(g->m), static_cast<double>(g->n), static_cast<double>(g->k),
                    static_cast<double>(g->batch * g->groups), harness_leading_dims(g->layout)};
+      if (g->groups > 1) {
+        // validation/harness/gemm_suite.cpp: a loop of per-group cuBLASLt calls on one stream.
+        p.op.launches = static_cast<double>(g->groups);
+        p.streams = 1.0;
+      }
       p.shape = {{"m", p.op.gemm.m}, {"n", p.op.gemm.n}, {"k", p.op.gemm.k}, {"batch", p.op.gemm.batch}};
     } else if (const auto* a = std::get_if<AttentionInputs>(&r.inputs)) {
       p.op.dtype = a->dtype;

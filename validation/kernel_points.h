@@ -5,7 +5,9 @@
 //
 // Mapping (one rule per kind):
 //   gemm         OpKind::gemm, dtype = the record's precision, shape m x n x k with
-//                batch * groups products; FLOPs and bytes as the record counts them.
+//                batch * groups products; FLOPs and bytes as the record counts them. A grouped
+//                record (groups > 1) is the harness's loop of one cuBLASLt call per group on one
+//                stream: Op::launches = groups, KernelPoint::streams = 1.
 //   attention    forward / backward: OpKind::flash_forward / flash_backward with the record's
 //                FLOPs (causal pairs only) and bytes; component attention.<direction> for cuDNN's
 //                fused SDPA (what training runs), attention.<direction>.<impl> for other
@@ -38,6 +40,9 @@ struct KernelPoint {
   // How it was timed (validation/harness/device_timer.h): cold, one launch alone after an L2
   // flush; hot, back to back with warm caches, as a training step runs kernels.
   bool cold = true;
+  // Streams a GEMM of several launches (Op::launches) was issued on; 0: the model's own
+  // CostParameters::grouped_gemm_streams. The harness loops over an MoE group's GEMMs on one stream.
+  double streams = 0.0;
   std::map<std::string, double> shape;  // the quantities coverage tracks (m, n, k, batch, seq_kv, bytes, ...)
 };
 

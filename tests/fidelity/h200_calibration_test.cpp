@@ -8,9 +8,9 @@
 // shapes that are not multiples of 64 (their strides, when not multiples of 16 bytes, are priced
 // by gemm.misaligned_eta: bf16/fp16 2500^3 and int8 2500^3 now within 2%; but int8 10000^3, which
 // is aligned, runs 26% slower than the model), launch-bound ones (< 50 us; cold and hot samples
-// are each predicted with their own launch cost, kernel.cold_start_s), and — inside the
-// tolerance's set but far from it — skinny grouped MoE GEMMs (n = 256, 32 groups: 25% slower than
-// the model).
+// are each predicted with their own launch cost, kernel.cold_start_s). Grouped MoE GEMMs are
+// priced as the harness runs them, one launch per expert on one stream (the skinny n = 256
+// groups within 12%).
 
 #include <doctest/doctest.h>
 

@@ -333,3 +333,21 @@ TEST_CASE("cold and hot points: the fit separates the cold start of a lone launc
   }
   CHECK(fit_kernels(cold_only, gpu, CostParameters{}).params.kernel_cold_start_s == CostParameters{}.kernel_cold_start_s);
 }
+
+TEST_CASE("a harness MoE group is predicted as its loop of launches on one stream, each with its own waves and gap") {
+  // The harness times groups = 32 expert GEMMs (4096 x 256 x 7168) as a loop of cuBLASLt calls
+  // on one stream (KernelPoint::streams = 1): 32 times one GEMM, gaps included, plus one cold
+  // start for the sample; the model's own 4 streams (Transformer Engine) would overlap them.
+  const GpuSpec gpu = h100();
+  const CostParameters params;
+  KernelPoint one = gemm_kernel_point(DataType::bf16, 4096, 256, 7168, 1.0, 0.0, 2.0, "one");
+  one.cold = false;
+  KernelPoint group = gemm_kernel_point(DataType::bf16, 4096, 256, 7168, 32.0, 0.0, 2.0, "group");
+  group.op.launches = 32.0;
+  group.streams = 1.0;
+  CHECK(predict_kernel(group, gpu, params) ==
+        doctest::Approx(32.0 * predict_kernel(one, gpu, params) + params.kernel_cold_start_s));
+  KernelPoint four_streams = group;
+  four_streams.streams = 0.0;  // the model's grouped_gemm_streams
+  CHECK(predict_kernel(four_streams, gpu, params) < predict_kernel(group, gpu, params));
+}
