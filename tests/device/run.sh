@@ -11,6 +11,7 @@
 # Environment:
 #   STEPCAST_CALIBRATION_SECONDS  total --max-wall budget of the calibration suites (default 480);
 #                                 each suite gets a fixed share of it
+#   STEPCAST_PACK=FILE.tgz        at the end, archive the whole output folder into FILE.tgz
 #   STEPCAST_SMOKE_FIRST=1        in `all`, run every suite's --quick grid before calibrating, so
 #                                 every kernel's result check runs even if a budget cuts a grid
 #   CUDA_HOME, CUDNN_ROOT, NCCL_ROOT, CMAKE_CUDA_ARCHITECTURES  override what is detected
@@ -234,4 +235,13 @@ case "$phase" in
   smoke) do_selftest; do_smoke_suites ;;
 esac
 summarize
+# One archive of the whole output folder (a remote runner that returns only a few files, e.g. at
+# most 8: STEPCAST_PACK=$OUT/device-run.tgz tests/device/run.sh all /tmp/device-out).
+if [ -n "${STEPCAST_PACK:-}" ]; then
+  if tar czf "$STEPCAST_PACK" -C "$(dirname "$out")" "$(basename "$out")"; then
+    log "packed $out into $STEPCAST_PACK"
+  else
+    fail 4 "could not pack $out into $STEPCAST_PACK"
+  fi
+fi
 exit "$status"
