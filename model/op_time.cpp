@@ -171,15 +171,13 @@ Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) 
       break;
     }
     case OpKind::flash_forward:
-      compute = op.flops / (sustained * params.flash_forward_eta(gpu.architecture) *
-                            flash_schedule_efficiency(op.attention, gpu.sm_count, params) *
-                            flash_head_dim_efficiency(op.attention.head_dim, gpu.architecture, false, params));
+    case OpKind::flash_backward: {
+      const bool backward = op.kind == OpKind::flash_backward;
+      const double eta = backward ? params.flash_backward_eta(gpu.architecture) : params.flash_forward_eta(gpu.architecture);
+      compute = op.flops / (sustained * eta * flash_schedule_efficiency(op.attention, gpu.sm_count, params) *
+                            flash_head_dim_efficiency(op.attention.head_dim, gpu.architecture, backward, params));
       break;
-    case OpKind::flash_backward:
-      compute = op.flops / (sustained * params.flash_backward_eta(gpu.architecture) *
-                            flash_schedule_efficiency(op.attention, gpu.sm_count, params) *
-                            flash_head_dim_efficiency(op.attention.head_dim, gpu.architecture, true, params));
-      break;
+    }
     case OpKind::memory_bound:
     case OpKind::reduction:
       break;

@@ -6,7 +6,6 @@
 #include <map>
 #include <numeric>
 #include <set>
-#include <span>
 
 #include <fmt/format.h>
 
@@ -414,18 +413,20 @@ CostParameters fit_aligned(const Problem& pb, const std::vector<std::size_t>& su
   if (!search_shapes) return best;
   const double start_error = log_error_sq(pb, subset, best);
   double best_error = start_error;
-  for (const Tiles& t : gemms >= kMinPointsForTileSearch ? std::span<const Tiles>(kTileCandidates) : std::span<const Tiles>()) {
-    for (double k_half : kKHalfCandidates) {
-      CostParameters trial = start;
-      trial.gemm_tile_large_m = t.large_m;
-      trial.gemm_tile_large_n = t.large_n;
-      trial.gemm_tile_small = t.small;
-      trial.gemm_k_half = k_half;
-      trial = solve(pb, subset, trial, forced);  // the memory-bound limits do not depend on GEMM shapes
-      const double e = log_error_sq(pb, subset, trial);
-      if (e < best_error && std::sqrt(e) < kShapeImprovement * std::sqrt(start_error)) {
-        best_error = e;
-        best = trial;
+  if (gemms >= kMinPointsForTileSearch) {
+    for (const Tiles& t : kTileCandidates) {
+      for (double k_half : kKHalfCandidates) {
+        CostParameters trial = start;
+        trial.gemm_tile_large_m = t.large_m;
+        trial.gemm_tile_large_n = t.large_n;
+        trial.gemm_tile_small = t.small;
+        trial.gemm_k_half = k_half;
+        trial = solve(pb, subset, trial, forced);  // the memory-bound limits do not depend on GEMM shapes
+        const double e = log_error_sq(pb, subset, trial);
+        if (e < best_error && std::sqrt(e) < kShapeImprovement * std::sqrt(start_error)) {
+          best_error = e;
+          best = trial;
+        }
       }
     }
   }
