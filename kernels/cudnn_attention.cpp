@@ -223,8 +223,9 @@ struct SdpaGraph {
     if (status != CUDNN_STATUS_SUCCESS) throw std::runtime_error("cudnnBackendExecute: " + cudnn_message(status));
   }
 
-  // The formats and masks these graphs are built for; records the mask and scale of `s`.
-  void accept(ElementFormat format, const AttentionShape& s) {
+  // The formats and masks these graphs are built for; records the mask and scale of `s` and returns
+  // cuDNN's type for the 16-bit inputs and outputs.
+  cudnnDataType_t accept(ElementFormat format, const AttentionShape& s) {
     if (format != ElementFormat::bf16 && format != ElementFormat::fp16) {
       throw CudnnUnsupported("cuDNN SDPA is built here for fp16 and bf16");
     }
@@ -233,11 +234,11 @@ struct SdpaGraph {
     }
     causal = s.causal;
     scale = s.scale;
+    return format == ElementFormat::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
   }
 
   void build_forward(ElementFormat format, const AttentionShape& s) {
-    accept(format, s);
-    const cudnnDataType_t io = format == ElementFormat::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    const cudnnDataType_t io = accept(format, s);
     const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
     const std::int64_t b = s.batch;
     const std::int64_t h = s.heads;
@@ -317,10 +318,9 @@ struct SdpaGraph {
     bool int_index = false;
   };
   void build_backward(ElementFormat format, const AttentionShape& s, const BackwardForm& form) {
-    accept(format, s);
+    const cudnnDataType_t io = accept(format, s);
     const bool ds_in_io = !form.modern && form.ds_in_io;
     const bool int_index = form.modern || form.int_index;
-    const cudnnDataType_t io = format == ElementFormat::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
     const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
     const std::int64_t b = s.batch;
     const std::int64_t h = s.heads;
