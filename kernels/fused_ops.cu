@@ -79,26 +79,57 @@ __device__ __forceinline__ void store_vec(T* p, const Vec<T>& v) {
 constexpr int kRowVecsPerThread = 4;
 constexpr int kMaxRowThreads = 1024;
 
+// This thread's share of a row, loaded once into registers.
+template <class T>
+__device__ __forceinline__ void load_row(const T* row, int vecs, Vec<T> (&cache)[kRowVecsPerThread]) {
+#pragma unroll
+  for (int j = 0; j < kRowVecsPerThread; ++j) {
+    const int v = threadIdx.x + j * blockDim.x;
+    if (v < vecs) cache[j] = load_vec(row + v * Vec<T>::kSize);
+  }
+}
+
+// acc = f(acc, element) over this thread's cached elements, in row order.
+template <class T, class F>
+__device__ __forceinline__ float fold_row(const Vec<T> (&cache)[kRowVecsPerThread], int vecs, float acc, F f) {
+#pragma unroll
+  for (int j = 0; j < kRowVecsPerThread; ++j) {
+    const int v = threadIdx.x + j * blockDim.x;
+    if (v >= vecs) continue;
+#pragma unroll
+    for (int e = 0; e < Vec<T>::kSize; ++e) acc = f(acc, to_float(cache[j].v[e]));
+  }
+  return acc;
+}
+
+// The folds the row kernels reduce their rows with.
+struct AddSquare {
+  __device__ float operator()(float acc, float f) const { return acc + f * f; }
+};
+struct Add {
+  __device__ float operator()(float acc, float f) const { return acc + f; }
+};
+struct AddSquaredDeviation {
+  float mean;
+  __device__ float operator()(float acc, float f) const { return acc + (f - mean) * (f - mean); }
+};
+struct Max {
+  __device__ float operator()(float acc, float f) const { return fmaxf(acc, f); }
+};
+struct AddExpAbove {
+  float max;
+  __device__ float operator()(float acc, float f) const { return acc + __expf(f - max); }
+};
+
 template <class T>
 __global__ void rmsnorm_vec_kernel(const T* __restrict__ x, const T* __restrict__ gamma, float eps, T* __restrict__ y,
                                    std::int64_t cols) {
   constexpr int N = Vec<T>::kSize;
   const auto vecs = static_cast<int>(cols / N);
-  const T* row = x + blockIdx.x * cols;
   T* out = y + blockIdx.x * cols;
   Vec<T> cache[kRowVecsPerThread];
-  float sum_sq = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kRowVecsPerThread; ++j) {
-    const int v = threadIdx.x + j * blockDim.x;
-    if (v >= vecs) continue;
-    cache[j] = load_vec(row + v * N);
-#pragma unroll
-    for (int e = 0; e < N; ++e) {
-      const float f = to_float(cache[j].v[e]);
-      sum_sq += f * f;
-    }
-  }
+  load_row(x + blockIdx.x * cols, vecs, cache);
+  const float sum_sq = fold_row(cache, vecs, 0.0f, AddSquare{});
   const float inv = rsqrtf(block_reduce<false>(sum_sq) / static_cast<float>(cols) + eps);
 #pragma unroll
   for (int j = 0; j < kRowVecsPerThread; ++j) {
@@ -117,30 +148,12 @@ __global__ void layernorm_vec_kernel(const T* __restrict__ x, const T* __restric
                                      float eps, T* __restrict__ y, std::int64_t cols) {
   constexpr int N = Vec<T>::kSize;
   const auto vecs = static_cast<int>(cols / N);
-  const T* row = x + blockIdx.x * cols;
   T* out = y + blockIdx.x * cols;
   Vec<T> cache[kRowVecsPerThread];
-  float sum = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kRowVecsPerThread; ++j) {
-    const int v = threadIdx.x + j * blockDim.x;
-    if (v >= vecs) continue;
-    cache[j] = load_vec(row + v * N);
-#pragma unroll
-    for (int e = 0; e < N; ++e) sum += to_float(cache[j].v[e]);
-  }
+  load_row(x + blockIdx.x * cols, vecs, cache);
+  const float sum = fold_row(cache, vecs, 0.0f, Add{});
   const float mean = block_reduce<false>(sum) / static_cast<float>(cols);
-  float sum_sq = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kRowVecsPerThread; ++j) {
-    const int v = threadIdx.x + j * blockDim.x;
-    if (v >= vecs) continue;
-#pragma unroll
-    for (int e = 0; e < N; ++e) {
-      const float d = to_float(cache[j].v[e]) - mean;
-      sum_sq += d * d;
-    }
-  }
+  const float sum_sq = fold_row(cache, vecs, 0.0f, AddSquaredDeviation{mean});
   const float inv = rsqrtf(block_reduce<false>(sum_sq) / static_cast<float>(cols) + eps);
 #pragma unroll
   for (int j = 0; j < kRowVecsPerThread; ++j) {
@@ -161,27 +174,11 @@ template <class T>
 __global__ void softmax_vec_kernel(const T* __restrict__ x, T* __restrict__ y, std::int64_t cols) {
   constexpr int N = Vec<T>::kSize;
   const auto vecs = static_cast<int>(cols / N);
-  const T* row = x + blockIdx.x * cols;
   T* out = y + blockIdx.x * cols;
   Vec<T> cache[kRowVecsPerThread];
-  float max = -INFINITY;
-#pragma unroll
-  for (int j = 0; j < kRowVecsPerThread; ++j) {
-    const int v = threadIdx.x + j * blockDim.x;
-    if (v >= vecs) continue;
-    cache[j] = load_vec(row + v * N);
-#pragma unroll
-    for (int e = 0; e < N; ++e) max = fmaxf(max, to_float(cache[j].v[e]));
-  }
-  max = block_reduce<true>(max);
-  float sum = 0.0f;
-#pragma unroll
-  for (int j = 0; j < kRowVecsPerThread; ++j) {
-    const int v = threadIdx.x + j * blockDim.x;
-    if (v >= vecs) continue;
-#pragma unroll
-    for (int e = 0; e < N; ++e) sum += __expf(to_float(cache[j].v[e]) - max);
-  }
+  load_row(x + blockIdx.x * cols, vecs, cache);
+  const float max = block_reduce<true>(fold_row(cache, vecs, -INFINITY, Max{}));
+  const float sum = fold_row(cache, vecs, 0.0f, AddExpAbove{max});
   const float inv = 1.0f / block_reduce<false>(sum);
 #pragma unroll
   for (int j = 0; j < kRowVecsPerThread; ++j) {
