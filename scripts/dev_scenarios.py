@@ -44,7 +44,22 @@ One rule per field, the same for every row (never tuned per row):
                @01b2977e518f). The recipes' versions read are newer than some rows (the DeepSeek-V3
                file names the hybridep dispatcher, after 25.09): the layout match is the evidence
                that the row ran that config, not proof.
-  precision    FP8-CS, FP8-MX and FP8 -> fp8; BF16 -> bf16.
+  precision    FP8-CS -> fp8 with current scaling; FP8-MX -> mxfp8; FP8 -> fp8 (on H100 in a
+               Megatron-Bridge row: current scaling, the only FP8 recipe its performance scripts
+               define for H100: the *_H100_FP8_CS_* configs of
+               scripts/performance/configs/*/*_workload_base_configs.py; DeepSeek-V3's blockwise
+               FP8 also scales each tile from the current tensor); BF16 -> bf16. Current scaling
+               keeps FP8 primary weights (params: fp8): Megatron-Bridge's
+               bf16_with_fp8_current_scaling_mixed sets fp8_param_gather = True
+               (src/megatron/bridge/training/mixed_precision.py); MXFP8 keeps BF16 weights, since
+               its fp8_param_gather differs between the versions stored (False, later True).
+               Megatron-Bridge rows reduce gradients in BF16 (grads: bf16): the performance
+               scripts' common configs of every family in the set set grad_reduce_in_fp32 = False
+               (configs/qwen/qwen3_llm_pretrain.py set_qwen3_common_configs @05c0c90fbbf6,
+               gpt_oss/gpt_oss_llm_pretrain.py set_gpt_oss_common_configs @0501207b95db,
+               llama/llama31_llm_pretrain.py set_llama31_common_configs @0013c9a8ed4d,
+               deepseek/deepseek_llm_pretrain.py set_deepseek_v3_common_configs). Llama 3 paper
+               rows keep FP32 gradients.
   routing      force-balanced (the MoE rows' notes): load_imbalance 1, dropless.
   reference    derived.iteration_time_s where the row derives it (Megatron-Bridge:
                global_batch x seq_len / (tokens/s/GPU x GPUs)); Llama 3 rows give TFLOP/s per
@@ -120,12 +135,22 @@ def system_key(row):
 
 
 def precision(row):
+    """The `precision:` value of the docstring's rule (a word, or a flow mapping)."""
     p = row["precision"]
-    if p.startswith("FP8"):
-        return "fp8"
-    if p.startswith("BF16"):
-        return "bf16"
-    raise SystemExit(f"{row['id']}: no precision rule for {p!r}")
+    mbridge = row["id"].startswith("mbridge")
+    if p.startswith("FP8-MX"):
+        compute = "{compute: mxfp8"
+    elif p.startswith("FP8-CS") or (p.startswith("FP8") and mbridge and "H100" in row["gpu_type"]):
+        compute = "{compute: fp8, fp8_scaling: current, params: fp8"
+    elif p.startswith("FP8"):
+        compute = "{compute: fp8" if mbridge else None
+    elif p.startswith("BF16"):
+        compute = "{compute: bf16" if mbridge else None
+    else:
+        raise SystemExit(f"{row['id']}: no precision rule for {p!r}")
+    if compute is None:
+        return "fp8" if p.startswith("FP8") else "bf16"
+    return compute + ", grads: bf16}"
 
 
 def scenario(row):
