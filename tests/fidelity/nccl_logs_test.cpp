@@ -94,14 +94,128 @@ TEST_CASE("every reference log: predicted vs measured bus bandwidth by size band
   }
 }
 
-TEST_CASE("issue #3 bars hold on the logs they cover") {
-  for (const auto& c : nccl_log_cases()) {
-    if (c.use != LogUse::bars && c.use != LogUse::fit) continue;
-    INFO(c.name);
-    auto bands = bands_of(compare(c));
-    if (bands["8 KiB-1 MiB"].points > 0) CHECK(bands["8 KiB-1 MiB"].max_abs_error <= kSmallBar);
-    if (bands[">= 256 MiB"].points > 0) CHECK(bands[">= 256 MiB"].max_abs_error <= kLargeBar);
+namespace {
+
+// --- issue #3's bars, one line per log --------------------------------------------------------------
+//
+// The issue names single-node A100/H100 (NVLS on and off) and multi-node InfiniBand and RoCE. We
+// hold every log to its bars except GB200 NVL72 across racks (a system the issue does not name;
+// its tolerance is in "reported-only logs ..." below) and the named misses in kBarMisses, each
+// with its analysis. EFA and GPUDirect-TCPXO are outside the issue's list but are held to the same
+// bars, which they meet.
+
+// The issue's category of a log, read from the system it ran on.
+std::string category_of(const NcclLogCase& c) {
+  const SystemSpec& s = c.system;
+  if (s.nvlink_domain_gpus > 8) return "GB200 NVL72 multi-rack (outside)";
+  if (c.ranks <= c.ranks_per_domain) {
+    const char* gpu = s.gpu.architecture == GpuArchitecture::ampere      ? "A100"
+                      : s.gpu.architecture == GpuArchitecture::hopper    ? "H100"
+                      : s.gpu.architecture == GpuArchitecture::blackwell ? "B200"
+                                                                         : "other";
+    return std::string("single-node ") + gpu + (s.nvlink_sharp ? " NVLS on" : " NVLS off");
   }
+  switch (s.network.transport) {
+    case Transport::infiniband: return "multi-node InfiniBand";
+    case Transport::roce: return "multi-node RoCE";
+    case Transport::efa: return "multi-node EFA (outside)";
+    case Transport::tcpxo: return "multi-node TCPXO (outside)";
+    case Transport::nvlink: break;
+  }
+  return "other (outside)";
+}
+
+bool held_to_bars(const NcclLogCase& c) { return c.system.nvlink_domain_gpus <= 8; }
+
+// Logs in the bars' scope that miss them, and why. The summary test fails if one of them starts to
+// meet its bars (take it off this list) or if any other log misses.
+const std::map<std::string, std::string>& bar_misses() {
+  static const std::map<std::string, std::string> misses{
+      {"mleng A100 1x8 (-g 8)",
+       "8 KiB-1 MiB: the author edited the table's columns and its 1, 2 and 4 MiB rows all read ~101 us, "
+       "a flat time no bandwidth-bound transfer shows; at 512 KiB and 1 MiB it measures 11.4 and 18.0 GB/s "
+       "where the three other 8x A100 logs measure 16.3-34.3 and 28.1-48.4 GB/s. The model (20.6, 33.2 GB/s "
+       "with the -g 8 launch term) sits inside that spread."},
+      {"GKE A4 B200 2x8 RoCE all_gather (DraNet)",
+       "both bands: a setup-limited run. An 8 MiB all-gather moves half the bytes per rank of an 8 MiB "
+       "all-reduce, yet it takes 981 us where yw_b200_a4_2x8_allreduce.txt takes 159 us on the same "
+       "machine type; it is flat at 230-290 us from 1 KiB to 128 KiB and tops out at 269 GB/s busbw where "
+       "that all-reduce reaches 684. The source (google/dranet) demonstrates NIC allocation through "
+       "Kubernetes DRA, not a tuned fabric."},
+  };
+  return misses;
+}
+
+struct BarRow {
+  ErrorBand large;
+  ErrorBand small;
+  [[nodiscard]] bool meets_bars() const {
+    return (large.points == 0 || large.max_abs_error <= kLargeBar) &&
+           (small.points == 0 || small.max_abs_error <= kSmallBar);
+  }
+};
+
+BarRow bar_row(const NcclLogCase& c) {
+  auto bands = bands_of(compare(c));
+  return {bands[">= 256 MiB"], bands["8 KiB-1 MiB"]};
+}
+
+std::string band_cell(const ErrorBand& b) {
+  if (b.points == 0) return "  -                    ";
+  char cell[64];
+  std::snprintf(cell, sizeof cell, "%3d %6.1f%% %7.1f%%    ", b.points, b.mean_abs_error * 100.0,
+                b.max_abs_error * 100.0);
+  return cell;
+}
+
+std::string system_of(const NcclLogCase& c) {
+  const SystemSpec& s = c.system;
+  char text[96];
+  if (c.ranks <= c.ranks_per_domain) {
+    std::snprintf(text, sizeof text, "1x%d NVLink", c.ranks);
+  } else {
+    std::snprintf(text, sizeof text, "%dx%d, %dx%.0fG/node", s.nodes(), s.gpus_per_node, s.network.nics_per_node,
+                  s.network.nic_bandwidth.value() * 8.0 / 1e9);
+  }
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("issue #3 bars: every log in their scope meets them, or is a named miss with its analysis (printed)") {
+  std::printf("\n== issue #3 bars: |busbw error| of the datasheet model; bars 15%% at >= 256 MiB, 30%% at 8 KiB-1 MiB\n");
+  std::printf("%-42s %-34s %-5s %-24s %5s | %-23s| %-23s| %s\n", "log", "category", "op", "system", "ranks",
+              " >=256MiB n  mean   max", " 8K-1MiB  n  mean   max", "verdict");
+  for (const auto& c : nccl_log_cases()) {
+    INFO(c.name);
+    const BarRow row = bar_row(c);
+    const auto miss = bar_misses().find(c.name);
+    const bool listed = miss != bar_misses().end();
+    const char* verdict = !held_to_bars(c)   ? (row.meets_bars() ? "outside, meets" : "outside, misses")
+                          : listed           ? "ALLOWED MISS"
+                          : row.meets_bars() ? "meets"
+                                             : "MISSES";
+    std::printf("%-42s %-34s %-5s %-24s %5d | %s| %s| %s\n", c.name.c_str(), category_of(c).c_str(),
+                c.op == CollectiveOp::all_reduce ? "AR" : c.op == CollectiveOp::all_gather ? "AG" : "other",
+                system_of(c).c_str(), c.ranks, band_cell(row.large).c_str(), band_cell(row.small).c_str(), verdict);
+    if (!held_to_bars(c)) continue;
+    if (listed) {
+      CHECK_MESSAGE(!row.meets_bars(), "now meets its bars: take it off bar_misses()");
+    } else {
+      CHECK(row.meets_bars());
+    }
+  }
+  // Categories the issue names that no in-repo log covers (nccltests290_h100_2x8_allreduce_ring_degraded.txt,
+  // the one multi-node InfiniBand log, measures 90 GB/s where ~376 is expected: a parser fixture only).
+  for (const char* named : {"single-node A100 NVLS off", "single-node H100 NVLS on", "single-node H100 NVLS off",
+                            "multi-node InfiniBand", "multi-node RoCE"}) {
+    int logs = 0;
+    for (const auto& c : nccl_log_cases()) logs += category_of(c) == named ? 1 : 0;
+    std::printf("   %-28s %d log(s)%s\n", named, logs, logs == 0 ? "  <- no in-repo log" : "");
+  }
+  for (const auto& [name, why] : bar_misses()) std::printf("   allowed miss: %s: %s\n", name.c_str(), why.c_str());
+  std::printf("   outside: CoreWeave GB200 NVL72 20 racks: the model is ~2x optimistic (tree/LL128 at 1440 ranks); "
+              "unexplained, see 'reported-only logs'\n");
 }
 
 TEST_CASE("held-out logs: large messages within 15%; p4de within the bars once NCCL runs Simple only") {
