@@ -146,7 +146,7 @@ TEST_CASE("node-count holdout, per size: every size >= 64 MiB within 20% in ever
   // transport's efficiency. Fitted on 4 or 8 nodes, the fit lowers network_efficiency.infiniband
   // to 0.85-0.87 and NVLink to 17.9-19.0 GB/s, which then slows the 2-node ring and NVLS-tree
   // around their crossover (128-512 MiB); fitted on 2 nodes it keeps 0.95, and the 4- and 8-node
-  // rings come out 10-13% fast at 1-8 GiB. The mean bar above still holds in every direction.
+  // runs come out 7-15% fast at 1-8 GiB. The mean bar above still holds in every direction.
   const std::vector<NodeCountLog> a{cluster_a(2), cluster_a(4), cluster_a(8)};
   double worst = 0.0;
   for (const auto& fit_on : a) {
@@ -180,7 +180,7 @@ TEST_CASE("node-count holdout, 24 CTAs: forced 2-node ring <-> 8 nodes within 20
   // (its ring runs channels_per_nic x NICs = 16 channels). Fitted on a ring-only run (the filter
   // below, as NCCL_ALGO=Ring forced), the fit raises network_efficiency.infiniband to 1.07, above
   // line rate, trading the 1-8 GiB sizes against the 32-512 MiB ones; on 8 nodes the model then
-  // picks trees at 4-128 MiB that the measurement shows 15-35% slower than predicted (8 MiB:
+  // picks trees at 8-128 MiB that the measurement shows 15-35% slower than predicted (8 MiB:
   // 391 us measured, 255 predicted), and its latency at 1-2 MiB is 50-80% high.
   NodeCountLog ring2 = h100_ib_log("nccltests309_h100_2x8_allreduce_ring_ctas24.txt", 2);
   ring2.data.filter.algorithm = CollectiveAlgorithm::ring;
