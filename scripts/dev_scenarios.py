@@ -36,7 +36,9 @@ One rule per field, the same for every row (never tuned per row):
                row's in every field. The row's own commit (the performance-summary page's) is not
                stored in the public-code index, so the layout is how the version is told apart: a
                recipe whose layout differs is a different tuning of the workload, and its
-               recompute is not applied. The script checks the equality for every entry. Checked
+               recompute is not applied. A matching recipe also gives the row its communication
+               overlaps where the config sets them (overlap_moe_expert_parallel_comm ->
+               ep_comm_overlap, tp_comm_overlap, overlap_grad_reduce), each with the line read. The script checks the equality for every entry. Checked
                against the row: the GPT-OSS rows of 25.11 (H100 micro_batch 4 against the recipe's
                1; B200 ep 8 against 64; GB200 micro_batch 1 against 4), DeepSeek-V3 GB200 FP8-MX
                25.11 (pp 8, ep 32 against pp 4, ep 64) do not match and keep recompute: none; the
@@ -89,25 +91,44 @@ SKIP = {"deepseek_v3_pretraining_h800"}
 
 # Megatron-Bridge performance recipes whose version matches a row (the docstring's rule): the
 # config, the file and the commit of the stored version read, its layout as
-# (gpus, tp, pp, cp, ep, vpp, micro_batch, global_batch), and its recompute_modules.
+# (gpus, tp, pp, cp, ep, vpp, micro_batch, global_batch), its recompute_modules (None: none set),
+# and the communication overlaps it sets, as stepcast parallel keys with the line that sets them.
 MBRIDGE = "NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/"
 RECIPES = {
     "mbridge2602_h100_gpt_oss_120b_bf16_64gpu": (
         "GPT_OSS_120B_PRETRAIN_CONFIG_H100_BF16_V2",
         MBRIDGE + "gpt_oss/gpt_oss_workload_base_configs.py @1e7adfa90b18 (the same at @07eea52d4523)",
-        (64, 1, 4, 1, 8, None, 1, 1280), ["layernorm", "moe_act"]),
+        (64, 1, 4, 1, 8, None, 1, 1280), ["layernorm", "moe_act"], {}),
     "mbridge2509_h100_deepseekv3_fp8_1024gpu": (
         "DEEPSEEK_V3_PRETRAIN_CONFIG_H100_FP8_CS_V1 (= H100_V1)",
         MBRIDGE + "deepseek/deepseek_workload_base_configs.py @042641823051",
-        (1024, 2, 8, 1, 64, 4, 1, 8192), ["mla_up_proj", "mlp"]),
+        (1024, 2, 8, 1, 64, 4, 1, 8192), ["mla_up_proj", "mlp"],
+        # The same layout in deepseek/parallelism_configs.py @013284246bc0
+        # (DEEPSEEK_V3_H100_1024GPUS_FP8_CS_PARALLEL_CONFIG), whose deepseek_llm_pretrain.py
+        # deepseek_v3_h100_1024gpus_fp8_config calls set_moe_a2a_overlap_overrides
+        # (overlap_moe_expert_parallel_comm = True) and sets overlap_grad_reduce = False.
+        {"ep_comm_overlap": True, "overlap_grad_reduce": False}),
     "mbridge2511_b200_deepseekv3_fp8-mx_256gpu": (
         "DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V1 (= B200_V1)",
         MBRIDGE + "deepseek/deepseek_workload_base_configs.py @042641823051",
-        (256, 1, 16, 1, 8, None, 1, 2048), ["mla_up_proj"]),
+        (256, 1, 16, 1, 8, None, 1, 2048), ["mla_up_proj"], {}),
     "mbridge2511_gb200_deepseekv3_bf16_256gpu": (
         "DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_BF16_V2",
         MBRIDGE + "deepseek/deepseek_workload_base_configs.py @042641823051",
-        (256, 1, 4, 1, 64, 4, 1, 4096), ["mla_up_proj"]),
+        (256, 1, 4, 1, 64, 4, 1, 4096), ["mla_up_proj"], {}),
+    # Qwen3 configs set no recompute_modules (set_qwen3_common_configs: recompute_granularity None).
+    "mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu": (
+        "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1",
+        MBRIDGE + "qwen/qwen3_workload_base_configs.py @01b2977e518f",
+        (256, 2, 8, 1, 32, 4, 1, 2048), None,
+        # moe_a2a_overlap=True in the config; qwen/qwen3_llm_pretrain.py @05c0c90fbbf6
+        # qwen3_235b_a22b_pretrain_config_h100: CommOverlapConfig(tp_comm_overlap=False).
+        {"ep_comm_overlap": True, "tp_comm_overlap": False}),
+    "mbridge2602_h100_qwen3_235b_a22b_fp8_256gpu": (
+        "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V2 (V1 with global_batch_size 8192)",
+        MBRIDGE + "qwen/qwen3_workload_base_configs.py @01b2977e518f",
+        (256, 2, 8, 1, 32, 4, 1, 8192), None,
+        {"ep_comm_overlap": True, "tp_comm_overlap": False}),
 }
 
 
@@ -196,7 +217,7 @@ def scenario(row):
     lines.append("  zero: 1")
     recipe = RECIPES.get(row["id"])
     if recipe:
-        name, source, layout, modules = recipe
+        name, source, layout, modules, settings = recipe
         vpp_stated = p.get("vpp")
         row_layout = (row["gpus"], tp, pp, cp, ep, vpp_stated if vpp_stated and vpp_stated > 1 else None,
                       p.get("micro_batch") or 1, value(p["global_batch"]))
@@ -204,8 +225,13 @@ def scenario(row):
         if row_layout != recipe_layout:
             raise SystemExit(f"{row['id']}: recipe {name} layout {layout} is not the row's {row_layout}")
         lines.append(f"  # {name}, {source}")
-        lines.append("  recompute: selective")
-        lines.append(f"  recompute_modules: [{', '.join(modules)}]")
+        if modules:
+            lines.append("  recompute: selective")
+            lines.append(f"  recompute_modules: [{', '.join(modules)}]")
+        else:
+            lines.append("  recompute: none")
+        for key, on in settings.items():
+            lines.append(f"  {key}: {'true' if on else 'false'}")
     else:
         lines.append("  recompute: none")
     lines.append(f"precision: {precision(row)}")

@@ -10,7 +10,7 @@
 // TFLOP/s.
 //
 // Tolerances: the bar (10% mean absolute error, 20% on any row) is reported by cases
-// allowed to fail while the model misses it (it does: mean 25.1% over the 20 rows, see the
+// allowed to fail while the model misses it (it does: mean 25.8% over the 20 rows, see the
 // guard's table); a regression guard fails when any row drifts 10 points from its recorded error.
 // The table was moved by pricing Transformer Engine's per-expert GEMM loop, the experts' FP8
 // casts and the all-to-all dispatcher's host synchronization (model/moe_ops.h): mean 29.8% ->
@@ -29,7 +29,11 @@
 // weights, FP8-MX is MXFP8, and Megatron-Bridge reduces gradients in BF16, as its performance
 // scripts set): 25.7% -> 25.1%. The three Llama 3.1 405B rows now fit in memory (FP8 weights, BF16
 // gradient buffers); B200 GPT-OSS is 13.7 points faster (its exposed gradient reduce-scatter, 816
-// -> 271 ms), GB200 Qwen3-30B-A3B 12.3 points slower (MXFP8's casts and scales). The MoE
+// -> 271 ms), GB200 Qwen3-30B-A3B 12.3 points slower (MXFP8's casts and scales); then by the
+// communication overlaps of the recipes whose layout is the row's (scripts/dev_scenarios.py
+// RECIPES): DeepSeek-V3 H100 and the two Qwen3-235B H100 rows overlap their all-to-alls
+// (overlap_moe_expert_parallel_comm), which were 12-49 s exposed: +35%, +13%, +16% -> -20%, -31%,
+// -30%; 25.1% -> 25.8%. Every MoE row is now too fast, which points at one missing MoE cost. The MoE
 // rows stay too fast (Qwen3-30B-A3B by 23-57%, GPT-OSS
 // by 19-38%), see the guard's table. What is missing grows with the micro-batch's tokens
 // (per layer and micro-batch, reference minus prediction: GPT-OSS ~23 ms at 16K tokens, ~6 ms at
@@ -148,7 +152,7 @@ TEST_CASE("development-set MoE and CP rows: regression guard") {
   // table). These are measurements of the model's error, not targets.
   const std::map<std::string, double> measured = {
       {"llama3_405b_t4_16384gpu_cp16_seq131072", +0.405},      // vpp unstated -> 1: 54% bubble
-      {"mbridge2509_h100_deepseekv3_fp8_1024gpu", +0.354},     // 13.5 s of EP all-to-all exposed
+      {"mbridge2509_h100_deepseekv3_fp8_1024gpu", -0.199},     // recipe overlaps the all-to-alls
       {"mbridge2511_b200_deepseekv3_fp8-mx_256gpu", -0.248},
       {"mbridge2511_b200_gpt_oss_120b_bf16_64gpu", -0.512},
       {"mbridge2511_b200_llama31_405b_fp8-cs_128gpu", -0.028},
@@ -161,11 +165,11 @@ TEST_CASE("development-set MoE and CP rows: regression guard") {
       {"mbridge2511_gb200_qwen3_30b_a3b_fp8-mx_8gpu", -0.109},
       {"mbridge2511_h100_gpt_oss_120b_bf16_64gpu", -0.184},
       {"mbridge2511_h100_llama31_405b_fp8-cs_1024gpu", +0.022},
-      {"mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu", +0.133},
+      {"mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu", -0.311},
       {"mbridge2511_h100_qwen3_30b_a3b_fp8-cs_16gpu", -0.558},
       {"mbridge2602_h100_gpt_oss_120b_bf16_64gpu", -0.231},
       {"mbridge2602_h100_llama31_405b_fp8_1024gpu", +0.069},
-      {"mbridge2602_h100_qwen3_235b_a22b_fp8_256gpu", +0.163},
+      {"mbridge2602_h100_qwen3_235b_a22b_fp8_256gpu", -0.295},
       {"mbridge2602_h100_qwen3_30b_a3b_fp8_16gpu", -0.554},
   };
   for (const Row& r : rows()) {
