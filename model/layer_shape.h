@@ -41,6 +41,7 @@ struct LayerShape {
   DataType compute = DataType::bf16;  // GEMM input format
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8's scaling recipe (casts' cost)
   double activation_bytes = 2.0;      // bytes per stored activation element
+  double main_grad_bytes = 4.0;       // bytes per element of the main gradient (precision.grads)
 
   // Attention variant, experts and context parallelism (the same for every layer of a model).
   std::optional<MlaSpec> mla;         // multi-head latent attention instead of MHA/GQA/MQA

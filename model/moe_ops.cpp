@@ -36,7 +36,7 @@ Op grouped_gemm(std::string_view name, const LayerShape& s, double m, double n, 
 void push_grouped_gemm_backward(OpList& ops, std::string_view dgrad, std::string_view wgrad, const LayerShape& s,
                                 double m, double n, double k, double experts) {
   ops.push(grouped_gemm(dgrad, s, m, k, n, experts));
-  Op w = grouped_gemm(wgrad, s, k, n, m, experts, ops::kMainGradAccumulateBytes);
+  Op w = grouped_gemm(wgrad, s, k, n, m, experts, ops::main_grad_accumulate_bytes(s));
   w.gemm.leading = ops::weight_gradient_leading(s.compute);
   ops.push(w);
 }
@@ -220,7 +220,7 @@ void push_moe_backward(OpList& ops, const LayerShape& s) {
   ops.push(memory_op("moe_permute.backward", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
   ops.push(reduction_op("router_topk.backward", r.tokens * E * (3.0 * kRouterProbabilityBytes)));
   ops.push(router_gemm("router.dgrad", s, r.tokens, h, E));
-  Op router_wgrad = router_gemm("router.wgrad", s, h, E, r.tokens, ops::kMainGradAccumulateBytes);
+  Op router_wgrad = router_gemm("router.wgrad", s, h, E, r.tokens, ops::main_grad_accumulate_bytes(s));
   router_wgrad.gemm.leading = ops::weight_gradient_leading(ops::attention_dtype(s));  // the router's 16 bits
   ops.push(router_wgrad);
 }

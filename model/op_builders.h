@@ -4,8 +4,9 @@
 //
 // A GEMM op C[m x n] = A[m x k] B[k x n] (`batch` independent products) counts 2 m n k batch
 // FLOPs and reads A and B in the compute format and writes C in the activation format (or the
-// given output bytes per element). Weight-gradient GEMMs accumulate into the FP32 main gradient
-// (Megatron's gradient-accumulation fusion): read + write 4 bytes per output element.
+// given output bytes per element). Weight-gradient GEMMs accumulate into the main gradient
+// (Megatron's gradient-accumulation fusion): read + write it per output element, in its format
+// (FP32 by default; BF16 with grad_reduce_in_fp32 off, precision.grads: bf16).
 
 #include <string_view>
 
@@ -14,8 +15,9 @@
 
 namespace stepcast::ops {
 
-// Bytes a weight-gradient GEMM moves per output element into the FP32 main gradient.
-inline constexpr double kMainGradAccumulateBytes = 8.0;
+// Bytes a weight-gradient GEMM moves per output element into the main gradient: it reads and
+// writes one element (8 bytes for the default FP32 main gradient).
+inline double main_grad_accumulate_bytes(const LayerShape& s) { return 2.0 * s.main_grad_bytes; }
 
 // Bytes per element of GEMM inputs (the compute format).
 inline double input_bytes(const LayerShape& s) { return bytes_per_element(s.compute); }
@@ -69,7 +71,7 @@ inline std::uint8_t weight_gradient_leading(DataType compute) {
 inline void push_gemm_backward(OpList& ops, std::string_view dgrad, std::string_view wgrad, const LayerShape& s,
                                double m, double n, double k, double batch = 1.0) {
   ops.push(gemm(dgrad, s, m, k, n, batch));
-  Op w = gemm(wgrad, s, k, n, m, batch, kMainGradAccumulateBytes);
+  Op w = gemm(wgrad, s, k, n, m, batch, main_grad_accumulate_bytes(s));
   w.gemm.leading = weight_gradient_leading(s.compute);
   ops.push(w);
 }
