@@ -7,9 +7,10 @@ double CostParameters::gemm_eta(GpuArchitecture arch, DataType compute) const {
     case DataType::fp8:
     case DataType::mxfp8:
     case DataType::nvfp4:
-    case DataType::int8:
     case DataType::int4:
       return gemm_eta_fp8;
+    case DataType::int8:
+      return gemm_eta_int8;
     case DataType::tf32:
       return gemm_eta_tf32;
     case DataType::fp32:

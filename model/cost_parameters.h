@@ -35,6 +35,13 @@ struct CostParameters {
   double gemm_eta_cdna3_16bit = 0.75;    // no MI300X row in the file: placeholder equal to Blackwell; calibrate
   double gemm_eta_fp8 = 0.74;            // H100 1402.6/1979, H200 1453.4/1979, GH200 1535/1979,
                                          // B200 3432.5/4500, GB200 3615.6/5000 (mamf_*_fp8_e4m3fn)
+  // INT8 GEMMs are their own kernels (integer MMA, int32 accumulation, an int32 or requantized int8
+  // C: cuBLASLt's datatype table for CUBLAS_COMPUTE_32I; the H200 harness's int8 GEMMs write int32
+  // C, scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json), so a profile fitted on
+  // int8 measurements must not set the FP8 efficiency above, nor FP8 ones this. Default: equal to
+  // gemm_eta_fp8 (the same dense peak on Hopper, 1979 TOPS / TFLOPS on the H100 SXM datasheet; no
+  // int8 row in gemm_measurements.yaml): assumption until a measured int8 grid sets it.
+  double gemm_eta_int8 = 0.74;
   double gemm_eta_tf32 = 0.81;           // H100 SXM tf32 best 402.2 of 494.7 (zz_nvidia_h100_80gb_hbm3_tf32_4096)
   double gemm_eta_fp32_simt = 0.80;      // H100 51.9/66.9, A100 19.2/19.5 (zz*_fp32; no tensor cores)
   // CTA tiles cuBLAS chooses among (the best tile x wave quantization is used): 128x256 is
@@ -243,6 +250,7 @@ struct CostParameters {
     f("gemm.eta.ada_16bit", self.gemm_eta_ada_16bit, "gemm_measurements.yaml L40S row");
     f("gemm.eta.cdna3_16bit", self.gemm_eta_cdna3_16bit, "placeholder (no MI300X measurement)");
     f("gemm.eta.fp8", self.gemm_eta_fp8, "gemm_measurements.yaml FP8 best-shape rows");
+    f("gemm.eta.int8", self.gemm_eta_int8, "assumption: equal to gemm.eta.fp8 (no int8 row in gemm_measurements.yaml)");
     f("gemm.eta.tf32", self.gemm_eta_tf32, "gemm_measurements.yaml H100 SXM tf32 best row");
     f("gemm.eta.fp32_simt", self.gemm_eta_fp32_simt, "gemm_measurements.yaml fp32 rows");
     f("gemm.tile.large_m", self.gemm_tile_large_m, "CUTLASS SM80 default ThreadblockShape");

@@ -6,7 +6,7 @@
 //           bytes / (hbm_bw * eta_mem), bytes / (rate_kind * SMs * clock)) + gap
 //
 //   eta_c      one per efficiency constant the points touch: gemm.eta.<arch>_16bit, gemm.eta.fp8,
-//              gemm.eta.tf32, gemm.eta.fp32_simt, flash.fwd_eta.<arch>, flash.bwd_eta.<arch>
+//              gemm.eta.int8, gemm.eta.tf32, gemm.eta.fp32_simt, flash.fwd_eta.<arch>, flash.bwd_eta.<arch>
 //              (CostParameters::gemm_eta / flash_*_eta decide which; fp16 and bf16 share one);
 //   eta_mem    memory.bandwidth_eta: HBM efficiency, from the copy/triad kernels (which measure
 //              nothing else) and from any other kernel HBM bounds;

@@ -78,6 +78,46 @@ TEST_CASE("H200 harness GEMMs: fitted on every other shape, held-out aligned GEM
   }
 }
 
+TEST_CASE("H200 harness GEMMs: the held-out mean |error| of every shape of each precision stays at its recorded figure") {
+  // Every held-out GEMM counts here (misaligned, launch-bound and grouped ones included), as
+  // `stepcast validate scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json --holdout
+  // every-other` prints it. Recorded on 2026-11-30 (issue 9): bf16 5.6%, fp16 4.7%, fp32 6.4%,
+  // int8 11.1%, tf32 12.0%. int8 and tf32 are above the issue's 10%: their largest misses are
+  // shapes the model has no term for (int8 10000^3, 26% slower than the model although its
+  // strides are multiples of 16 bytes, and 16384^3, whose median sample is a throttled one: its
+  // fastest sample is 14% faster than the median; tf32 2500^3 at 0.63 of the rate of its
+  // neighbours; int8 8192 x 8192 x 1024, whose 268 MB of int32 C is not hidden under its short
+  // mainloop; the launch-bound 1000^3 and 1024^3 ones). Tolerance: 1 percentage point either way, so
+  // a change to the model or the fit that moves a precision's held-out error, better or worse,
+  // fails here until this record (and the README of the calibration folder) is updated.
+  struct Recorded {
+    const char* component;
+    int points;
+    double mean_abs;
+  };
+  constexpr Recorded kRecorded[] = {{"gemm.bf16", 19, 0.056}, {"gemm.fp16", 16, 0.047}, {"gemm.fp32", 9, 0.064},
+                                    {"gemm.int8", 12, 0.111}, {"gemm.tf32", 10, 0.120}};
+  constexpr double kTolerance = 0.01;
+  CalibrationRequest request;
+  request.inputs = {kRun + "gemm.json"};
+  const LoadedMeasurements m = load_measurements(request);
+  ValidationReport report;
+  validate_measurements(m, datasheet_variant(), parse_holdout("every-other"), request, report);
+  std::map<std::string, std::pair<double, int>> by;
+  for (const auto& r : report.rows) {
+    by[r.component].first += std::fabs(r.error());
+    ++by[r.component].second;
+  }
+  for (const Recorded& want : kRecorded) {
+    CAPTURE(want.component);
+    const auto& [sum, n] = by[want.component];
+    REQUIRE(n == want.points);
+    std::printf("  %-10s held out %2d: mean |err| %.2f%% (recorded %.1f%%)\n", want.component, n, 100 * sum / n,
+                100 * want.mean_abs);
+    CHECK(std::fabs(sum / n - want.mean_abs) <= kTolerance);
+  }
+}
+
 TEST_CASE("a profile of the whole H200 run names the GPU, fits every GEMM precision and cross-validates each component") {
   CalibrationRequest request;
   for (const char* f : {"gemm.json", "attention.json", "elementwise.json", "memory.json", "selftest.json"}) {

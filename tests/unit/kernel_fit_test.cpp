@@ -134,6 +134,8 @@ TEST_CASE("efficiency_constant names the constant op_time reads for each kind, p
   CHECK(efficiency_constant(gemm, GpuArchitecture::blackwell) == "gemm.eta.blackwell_16bit");
   gemm.dtype = DataType::fp8;
   CHECK(efficiency_constant(gemm, GpuArchitecture::hopper) == "gemm.eta.fp8");
+  gemm.dtype = DataType::int8;  // its own kernels (int32 accumulation and C): a fit on int8 leaves FP8 alone
+  CHECK(efficiency_constant(gemm, GpuArchitecture::hopper) == "gemm.eta.int8");
   gemm.dtype = DataType::tf32;
   CHECK(efficiency_constant(gemm, GpuArchitecture::hopper) == "gemm.eta.tf32");
   Op flash;
