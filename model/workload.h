@@ -112,6 +112,17 @@ struct ServingWorkload {
   //   reserve    blocks for its whole input + output at admission, so nothing is ever preempted
   //              (TensorRT-LLM's default capacity policy, GUARANTEED_NO_EVICT)
   enum class KvAdmission { on_demand, reserve } kv_admission = KvAdmission::on_demand;
+  // Each request's max_tokens: the most it may generate (0: no cap beyond its own output length).
+  // A request whose drawn or traced output is longer stops there. With kv_admission: reserve the
+  // admission reserves input + max_output_tokens, not the output it will turn out to have: the
+  // engine cannot know where a request stops, so TensorRT-LLM's GUARANTEED_NO_EVICT admits a
+  // request only while the free blocks cover what every scheduled request still needs to reach
+  // its prompt + max_new_tokens (cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp,
+  // GuaranteedNoEvictScheduler; scheduledBlocksManager.h; kvCacheManager.cpp,
+  // getRemainingBlocksToCompletion: ceil((mPromptLen + mMaxNewTokens) / tokens_per_block)). A serving harness that sends the
+  // engine's max_output_len with every request (NVIDIA's MLPerf llama2-70b harness: 1024) reserves
+  // that much for answers of a few hundred tokens.
+  int max_output_tokens = 0;
   double prefix_cache_hit_rate = 0.0;  // fraction of input tokens found in the prefix cache
   int replicas = 1;
   struct Disaggregation {

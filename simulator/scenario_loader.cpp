@@ -446,7 +446,7 @@ const std::vector<std::string>& serving_keys() {
   static const std::vector<std::string> keys = {
       "arrivals", "arrival_rate", "gamma_cv",           "requests", "trace",      "seed", "concurrency",
       "scheduler", "max_batch",   "max_batch_tokens",   "chunked_prefill", "prefill_first", "batch_timeout", "kv_block",
-      "kv_memory_fraction", "preemption", "kv_admission", "prefix_cache_hit_rate", "replicas", "disaggregation", "slo"};
+      "kv_memory_fraction", "preemption", "kv_admission", "max_output_tokens", "prefix_cache_hit_rate", "replicas", "disaggregation", "slo"};
   return keys;
 }
 
@@ -533,6 +533,7 @@ std::optional<InferenceWorkload> read_inference(Reader& ctx, const YamlValue& v)
   if (auto x = r.real("kv_memory_fraction", {0.0, true, 1.0})) s.kv_memory_fraction = *x;
   if (auto x = r.enumeration<ServingWorkload::Preemption>("preemption")) s.preemption = *x;
   if (auto x = r.enumeration<ServingWorkload::KvAdmission>("kv_admission")) s.kv_admission = *x;
+  if (auto x = r.integer("max_output_tokens")) s.max_output_tokens = static_cast<int>(*x);
   if (auto x = r.real("prefix_cache_hit_rate", {0.0, false, 1.0})) s.prefix_cache_hit_rate = *x;
   if (auto x = r.integer("replicas")) s.replicas = static_cast<int>(*x);
   if (const auto d = r.get("disaggregation")) {

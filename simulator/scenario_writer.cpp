@@ -223,6 +223,7 @@ void write_inference(Writer& w, const InferenceWorkload& inf) {
   w.real(2, "kv_memory_fraction", s.kv_memory_fraction);
   w.enumeration(2, "preemption", s.preemption);
   w.enumeration(2, "kv_admission", s.kv_admission);
+  if (s.max_output_tokens > 0) w.integer(2, "max_output_tokens", s.max_output_tokens);
   w.real(2, "prefix_cache_hit_rate", s.prefix_cache_hit_rate);
   w.integer(2, "replicas", s.replicas);
   if (s.disaggregation.enabled) {

@@ -179,6 +179,7 @@ InferencePrediction predict_serving(const Scenario& scenario, StepCostModel& ste
   sc.batch_timeout_s = w.batch_timeout.value();
   sc.block_tokens = std::max(w.kv_block_tokens, 1);
   sc.reserve_whole_sequence = w.kv_admission == ServingWorkload::KvAdmission::reserve;
+  sc.reserve_output_tokens = w.max_output_tokens;
   const Bandwidth host = scenario.system.gpu.host_bandwidth * o.inference.host_link_eta;
   sc.swap = w.preemption == ServingWorkload::Preemption::swap && host.value() > 0.0;
   if (sc.swap) sc.swap_seconds_per_block = (memory.kv_per_token * static_cast<double>(sc.block_tokens) / host).value();
@@ -274,9 +275,11 @@ InferencePrediction predict_serving(const Scenario& scenario, StepCostModel& ste
   p.saturated = verdict.saturated;
   p.saturation = verdict.statement;
 
-  // Sequences whose KV fits at once, at the stream's mean lengths.
+  // Sequences whose KV fits at once, at the stream's mean lengths (a reserving engine holds each
+  // request's max_tokens).
   const int engines = static_cast<int>(setup.engines.size());
-  const double per_engine = std::floor(blocks_per_instance / pp * sc.block_tokens / (mean_in + mean_out));
+  const double held_out = sc.reserve_whole_sequence ? std::max(mean_out, static_cast<double>(sc.reserve_output_tokens)) : mean_out;
+  const double per_engine = std::floor(blocks_per_instance / pp * sc.block_tokens / (mean_in + held_out));
   p.max_concurrent_sequences = static_cast<int>(std::min(per_engine, static_cast<double>(sc.max_batch))) * engines;
 
   // Representative iterations: one mean prompt alone, and a decode step at the mean batch.

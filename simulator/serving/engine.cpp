@@ -107,7 +107,7 @@ bool Engine::plan_continuous(std::vector<RequestState>& requests) {
       while (!m_waiting.empty() && static_cast<int>(m_running.size()) < m_config.max_batch) {
         const int id = m_waiting.front();
         RequestState& r = requests[static_cast<std::size_t>(id)];
-        if (blocks_for(r, r.input + r.output) > m_total_blocks) {
+        if (blocks_for(r, sequence_bound(r)) > m_total_blocks) {
           // Its whole sequence can never fit the pool.
           r.dropped = true;
           m_dropped.push_back(id);
@@ -116,7 +116,7 @@ bool Engine::plan_continuous(std::vector<RequestState>& requests) {
         }
         if (m_config.reserve_whole_sequence) {
           // Its whole sequence's blocks now, or it waits (and so does everyone behind it).
-          const int need = blocks_for(r, r.input + r.output) - r.blocks;
+          const int need = blocks_for(r, sequence_bound(r)) - r.blocks;
           if (need > m_total_blocks - m_used_blocks) break;
           if (need > 0) {
             r.blocks += need;

@@ -35,7 +35,11 @@
 //               the batch has a free slot (max_batch) and the pool has the blocks for what it
 //               prefills now (head-of-line: FCFS, no skipping); with reserve_whole_sequence
 //               (kv_admission: reserve) the blocks for its whole input + output instead, so
-//               decodes never need a block that is not there and nothing is preempted.
+//               decodes never need a block that is not there and nothing is preempted. The output
+//               reserved is the request's max_tokens when reserve_output_tokens is set (the
+//               engine cannot know where a request will stop: TensorRT-LLM's GUARANTEED_NO_EVICT),
+//               so a pool of B blocks runs at most B / ceil((input + max_tokens) / block_tokens)
+//               requests at once however short their answers turn out.
 //   static      a batch of max_batch requests is formed when that many wait (the simulation
 //               flushes a last, partial batch when the stream has ended); each reserves KV for its
 //               whole input + output. The batch prefills at once,
@@ -47,6 +51,7 @@
 // prefill input + generated again; swap moves its blocks to host memory (the copy time,
 // bytes / host bandwidth, is added to the iteration) and back before it resumes decoding.
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -87,6 +92,7 @@ struct SchedulerConfig {
   double batch_timeout_s = 0.0;
   int block_tokens = 16;
   bool reserve_whole_sequence = false;  // continuous: admission takes blocks for input + output
+  int reserve_output_tokens = 0;        // with it: the output reserved (each request's max_tokens; 0: its own output)
   bool swap = false;                   // preemption by swapping (false: recompute)
   double swap_seconds_per_block = 0.0;  // one block to or from host memory
 };
@@ -135,6 +141,10 @@ class Engine {
     int tokens = 0;
   };
 
+  // Tokens a request may hold at most: its input plus what it is allowed to generate.
+  [[nodiscard]] int sequence_bound(const RequestState& r) const {
+    return r.input + std::max(r.output, m_config.reserve_whole_sequence ? m_config.reserve_output_tokens : 0);
+  }
   [[nodiscard]] int blocks_for(const RequestState& r, int kv_tokens) const {
     const int own = kv_tokens > r.cached ? kv_tokens - r.cached : 0;
     return (own + m_config.block_tokens - 1) / m_config.block_tokens;

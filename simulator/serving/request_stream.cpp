@@ -59,7 +59,9 @@ std::optional<double> lognormal_sigma(double mean, double p99) {
 
 double lognormal_max_p99_ratio() { return std::exp(kZ99 * kZ99 / 2.0); }
 
-std::vector<RequestSpec> make_request_stream(const ServingWorkload& w) {
+namespace {
+
+std::vector<RequestSpec> draw_request_stream(const ServingWorkload& w) {
   std::vector<RequestSpec> out;
   if (w.arrivals == ArrivalProcess::trace) {
     out.reserve(w.trace.size());
@@ -92,6 +94,17 @@ std::vector<RequestSpec> make_request_stream(const ServingWorkload& w) {
     out.push_back(r);
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<RequestSpec> make_request_stream(const ServingWorkload& w) {
+  std::vector<RequestSpec> stream = draw_request_stream(w);
+  // Generation stops at the request's max_tokens (ServingWorkload::max_output_tokens; 0: no cap).
+  if (w.max_output_tokens > 0) {
+    for (RequestSpec& r : stream) r.output_len = std::min(r.output_len, w.max_output_tokens);
+  }
+  return stream;
 }
 
 }  // namespace stepcast::serving

@@ -21,6 +21,8 @@
 //                exp(mu + z99 sigma), z99 = 2.3263: sigma is the smaller root of
 //                sigma^2/2 - z99 sigma + ln(p99/mean) = 0, which exists when
 //                p99/mean <= exp(z99^2/2) ~ 14.95 (lognormal_sigma).
+// Outputs longer than the workload's max_output_tokens (the request's max_tokens) are cut to it,
+// traced ones included: generation stops there.
 // Draw order is fixed: for each request its gap, then its input length, then its output length,
 // from one generator, so the same seed always gives the same stream.
 

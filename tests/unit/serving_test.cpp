@@ -220,6 +220,60 @@ TEST_CASE("kv_admission reserve: whole sequences reserved at admission, nothing 
   CHECK(reserve.output_tokens_per_s > on_demand.output_tokens_per_s);
 }
 
+TEST_CASE("kv_admission reserve holds each request's max_tokens, not the answer it turns out to have") {
+  // TensorRT-LLM's GUARANTEED_NO_EVICT admits a request only while the free blocks cover its
+  // prompt + max_new_tokens (kvCacheManager.cpp getRemainingBlocksToCompletion). Prompts of 100
+  // tokens whose answers stop after 100 but whose max_tokens is 1900 each hold
+  // ceil(2000 / 16) = 125 blocks, so a pool of B blocks runs floor(B / 125) of them at once;
+  // reserving only the answer (ceil(200 / 16) = 13 blocks) runs floor(B / 13), about 9.6x more.
+  const std::string workload =
+      "arrivals: all-at-once, requests: 600, input_len: 100, output_len: 100, kv_memory_fraction: 0.08, "
+      "max_batch: 1024, kv_admission: ";
+  const InferencePrediction own = predict_inference(serving_scenario(workload + "reserve"), quick());
+  const InferencePrediction capped =
+      predict_inference(serving_scenario(workload + "reserve, max_output_tokens: 1900"), quick());
+  // Llama 3 8B in BF16 keeps 32 layers x 2 x 8 KV heads x 128 x 2 B = 131072 B per token.
+  const double blocks = std::floor(capped.memory.kv_cache.value() / 131072.0 / 16.0);
+  const double at_once = std::floor(blocks / 125.0);
+  REQUIRE(at_once >= 5.0);
+  CHECK(capped.max_concurrent_sequences == static_cast<int>(at_once));
+  // Waves of at_once requests that all finish together: the batch never exceeds it, and every
+  // full wave runs exactly that many.
+  CHECK(capped.mean_batch <= at_once + 1e-9);
+  CHECK(capped.mean_batch > 0.9 * at_once);
+  CHECK(own.mean_batch > 8.0 * capped.mean_batch);
+  CHECK(capped.preemptions == 0);
+  CHECK(capped.dropped == 0);
+  // Every answer is still its own 100 tokens: the reservation is not generated.
+  CHECK(capped.output_tokens_per_s * capped.makespan.value() == doctest::Approx(600.0 * 100.0).epsilon(1e-6));
+  CHECK(capped.output_tokens_per_s < own.output_tokens_per_s);
+
+  // On demand, blocks follow what is generated: a max_tokens above every answer changes nothing.
+  const InferencePrediction on_demand = predict_inference(serving_scenario(workload + "on_demand"), quick());
+  const InferencePrediction on_demand_capped =
+      predict_inference(serving_scenario(workload + "on_demand, max_output_tokens: 1900"), quick());
+  CHECK(on_demand_capped.output_tokens_per_s == on_demand.output_tokens_per_s);
+  CHECK(on_demand_capped.mean_batch == on_demand.mean_batch);
+}
+
+TEST_CASE("max_output_tokens cuts longer answers: generation stops at max_tokens") {
+  const InferencePrediction p = predict_inference(
+      serving_scenario("arrivals: all-at-once, requests: 50, input_len: 200, output_len: 500, max_output_tokens: 300"),
+      quick());
+  CHECK(p.output_tokens_per_s * p.makespan.value() == doctest::Approx(50.0 * 300.0).epsilon(1e-6));
+  // A request whose prompt + max_tokens can never fit the pool is dropped under reserve, even
+  // though its answer alone would fit: the engine would never admit it.
+  const InferencePrediction never = predict_inference(
+      serving_scenario("arrivals: all-at-once, requests: 4, input_len: 100, output_len: 100, kv_memory_fraction: 0.01, "
+                       "kv_admission: reserve, max_output_tokens: 100000"),
+      quick());
+  CHECK(never.dropped == 4);
+  const Scenario written = parse_scenario(
+      write_scenario_yaml(serving_scenario("arrival_rate: 1/s, requests: 5, input_len: 10, output_len: 10, max_output_tokens: 1024")),
+      "written.yaml");
+  CHECK(written.inference().serving.max_output_tokens == 1024);
+}
+
 TEST_CASE("closed loop: concurrency C keeps C requests in the system, and one client waits for nothing") {
   // One client: each request arrives when the previous one finishes, so nothing ever queues and
   // the time to first token is the prefill of one prompt alone; arrivals follow completions.
