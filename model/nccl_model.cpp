@@ -62,6 +62,55 @@ double tree_simple_chunk(const NcclParameters& p, double bytes, int channels, do
   return chunk;
 }
 
+// NCCL's per-channel speeds for inter-node graph search, GB/s, fastest first (src/graph/search.cc:
+// speedArrayInter before Hopper, sm90SpeedArrayInter, sm100SpeedArrayInter).
+constexpr std::array<double, 19> kSpeedsInter{48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
+                                              7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr std::array<double, 17> kSpeedsInterSm90{48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                                  15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr std::array<double, 20> kSpeedsInterSm100{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0,
+                                                   20.0, 17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+// search.cc ncclTopoDupChannels: channels are doubled (each at half the speed) when the speed is
+// >= 25 GB/s, except on compute capability > 8.0 when it is below 50 GB/s with more than 4 channels.
+constexpr double kDupMinSpeed = 25.0;
+constexpr double kDupHopperSpeedLimit = 50.0;
+constexpr int kDupHopperChannelLimit = 4;
+// connect.cc ncclTopoPostset: "Use 4 compute channels per search channel to reach peak BW on <8
+// PPN": on compute capability >= 9.0 across nodes, doubled again while the ring speed > 45 GB/s and
+// fewer than 16 channels.
+constexpr double kComputeChannelSpeed = 45.0;
+constexpr int kComputeChannelLimit = 16;
+
+template <std::size_t N>
+double fastest_speed_within(const std::array<double, N>& speeds, double gbps) {
+  for (double s : speeds) {
+    if (s <= gbps) return s;
+  }
+  return speeds.back();
+}
+
+// The ring channels (CTAs) NCCL runs across nodes with `nics` NICs of `nic_gbps` each per node:
+// one search channel per NIC at the fastest table speed a NIC carries (the GPU-NIC PCIe path, which
+// NCCL also bounds it by, is taken to be no slower), then NCCL's duplications (see above).
+// 8 x 400 Gb/s on Hopper: 8 channels at 48 GB/s, no DupChannels, 16 after Postset. One 400 Gb/s
+// rail: 1 -> 2 (DupChannels, 24 GB/s) -> 4. 8 x 200 Gb/s: 8 at 24 -> 16.
+int net_ring_channels(const NcclParameters& p, NcclGeneration g, double nics, double nic_gbps) {
+  const bool hopper_plus = g == NcclGeneration::hopper || g == NcclGeneration::blackwell;
+  double speed = g == NcclGeneration::blackwell ? fastest_speed_within(kSpeedsInterSm100, nic_gbps)
+                 : g == NcclGeneration::hopper  ? fastest_speed_within(kSpeedsInterSm90, nic_gbps)
+                                                : fastest_speed_within(kSpeedsInter, nic_gbps);
+  int channels = std::max(1, static_cast<int>(std::lround(nics)));
+  const bool dup = speed >= kDupMinSpeed &&
+                   !(hopper_plus && speed < kDupHopperSpeedLimit && channels > kDupHopperChannelLimit);
+  if (dup) {
+    channels = std::min(2 * channels, p.max_channels);
+    speed /= 2.0;
+  }
+  channels *= p.channels_per_nic;
+  if (hopper_plus && speed > kComputeChannelSpeed && channels < kComputeChannelLimit) channels *= 2;
+  return std::min(channels, p.max_channels);
+}
+
 }  // namespace
 
 struct NcclCollectiveModel::Context {
@@ -71,7 +120,7 @@ struct NcclCollectiveModel::Context {
   NcclScale scale = NcclScale::one_node;
   double intra_gbps = 0.0;  // NCCL bus bandwidth of one GPU inside its domain
   double net_gbps = 0.0;    // network bandwidth of one domain available to this group
-  int channels = 2;         // ring/tree channels
+  int channels = 2;         // ring/tree channels (CTAs)
   double ll_max_gbps = 0.0;
   double transport_latency_us = 0.0;
   double log2_chunks = 0.0;  // log2(bytes / 64), for the tree correction (set per call)
@@ -94,6 +143,8 @@ NcclCollectiveModel::NcclCollectiveModel(const SystemSpec& system, const FabricF
   m_intra_gbps = fabric.nvlink ? link_gbps * p.nvlink_link_gbps[g] / p.nvlink_datasheet_link_gbps[g]
                                : link_gbps * p.pci_efficiency;
   m_network_gbps = fabric.domain_network.value() / kBytesPerGigabyte * p.network_efficiency[index_of(m_transport)];
+  m_nic_gbps = fabric.nics_per_domain > 0 ? fabric.domain_network.value() / kBytesPerGigabyte / fabric.nics_per_domain
+                                          : 0.0;
   m_uplink_ratio = fabric.domain_network.value() > 0.0 ? fabric.domain_uplink / fabric.domain_network : 1.0;
   for (std::size_t pi = 0; pi < kProtocolCount; ++pi) {
     // NCCL halves the threads while they stay a multiple of 128: 512 -> 64, 640 -> 320.
@@ -104,7 +155,8 @@ NcclCollectiveModel::NcclCollectiveModel(const SystemSpec& system, const FabricF
   m_transport_latency_us = p.transport_latency_us[index_of(m_transport)];
 }
 
-NcclCollectiveModel::Context NcclCollectiveModel::context_of(const GroupLayout& group) const {
+NcclCollectiveModel::Context NcclCollectiveModel::context_of(const GroupLayout& group,
+                                                               const AlgorithmFilter& filter) const {
   const NcclParameters& p = m_parameters;
   Context c;
   c.n = std::max(group.size, 1);
@@ -120,9 +172,14 @@ NcclCollectiveModel::Context NcclCollectiveModel::context_of(const GroupLayout& 
     c.ll_max_gbps = p.ll_max_one_node_gbps[index_of(m_generation)];
   } else {
     const double nics = m_fabric.nics_per_domain * share;
-    c.channels = std::clamp(static_cast<int>(std::lround(p.channels_per_nic * nics)), 2, p.max_channels);
+    c.channels = std::max(net_ring_channels(p, m_generation, nics, m_nic_gbps), 2);
     c.ll_max_gbps = p.ll_max_multi_node_gbps[index_of(c.scale)];
   }
+  // NCCL_MAX_CTAS, then NCCL_MIN_CTAS (connect.cc ncclTopoPostset: min with the maximum, then
+  // copyChannels up to the minimum), within MAXCHANNELS.
+  if (filter.max_channels > 0) c.channels = std::min(c.channels, filter.max_channels);
+  if (filter.min_channels > 0) c.channels = std::max(c.channels, filter.min_channels);
+  c.channels = std::clamp(c.channels, 1, p.max_channels);
   c.transport_latency_us = c.k > 1 ? m_transport_latency_us : 0.0;
   return c;
 }
@@ -185,7 +242,16 @@ CollectiveEstimate NcclCollectiveModel::evaluate(CollectiveOp op, CollectiveAlgo
   double size_correction = 1.0;  // NCCL's tree correction at this size (trees only)
   switch (a) {
     case CollectiveAlgorithm::ring: {
-      double bus = single ? c.intra_gbps : (c.ppn > 1 ? std::min(c.intra_gbps, c.net_gbps) : c.net_gbps);
+      // Across nodes each channel enters a node through one NIC, crosses its ppn GPUs in ppn - 1
+      // NVLink hops and leaves through another NIC: a GPU's NVLink carries (ppn - 1)/ppn of the
+      // ring's bus traffic (NCCL's search charges each GPU's links only for the channels that
+      // cross them, src/graph/search.cc ncclTopoFollowPath: 7 of 8 channels x 48 GB/s on H100).
+      double bus = single ? c.intra_gbps
+                          : (c.ppn > 1 ? std::min(c.intra_gbps * ppn / (ppn - 1.0), c.net_gbps) : c.net_gbps);
+      // Across nodes a ring moves at most its channels' rate (model/nccl_parameters.h); the
+      // protocols' refinements below apply on top.
+      const double per_channel = p.ring_net_channel_gbps[gi];
+      if (!single && per_channel > 0.0) bus = std::min(bus, channels * per_channel);
       const double ratio = n / ring_steps(op, c.n);
       if (pr == CollectiveProtocol::ll) {
         bus *= p.ring_ll_factor;
@@ -389,7 +455,7 @@ CollectiveEstimate NcclCollectiveModel::estimate(CollectiveOp op, Bytes size, co
     best.valid = true;
     return best;
   }
-  Context c = context_of(group);
+  Context c = context_of(group, filter);
   const double bytes = std::max(size.value(), 0.0);
   if (bytes >= 64.0) c.log2_chunks = std::log2(bytes / 64.0);
   if (op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv) {
@@ -398,10 +464,10 @@ CollectiveEstimate NcclCollectiveModel::estimate(CollectiveOp op, Bytes size, co
   }
   for (std::size_t ai = 0; ai < kAlgorithmCount; ++ai) {
     const auto a = static_cast<CollectiveAlgorithm>(ai);
-    if (filter.algorithm && *filter.algorithm != a) continue;
+    if (!filter.allows(a)) continue;
     for (std::size_t pi = 0; pi < kProtocolCount; ++pi) {
       const auto pr = static_cast<CollectiveProtocol>(pi);
-      if (filter.protocol && *filter.protocol != pr) continue;
+      if (!filter.allows(pr)) continue;
       const CollectiveEstimate e = evaluate(op, a, pr, bytes, c);
       if (e.valid && (!best.valid || e.time < best.time)) best = e;
     }
@@ -413,7 +479,7 @@ std::vector<CollectiveEstimate> NcclCollectiveModel::candidates(CollectiveOp op,
                                                                 const GroupLayout& group) const {
   std::vector<CollectiveEstimate> out;
   if (group.size <= 1) return out;
-  Context c = context_of(group);
+  Context c = context_of(group, {});
   const double bytes = std::max(size.value(), 0.0);
   if (bytes >= 64.0) c.log2_chunks = std::log2(bytes / 64.0);
   if (op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv) {

@@ -172,7 +172,12 @@ struct NcclParameters {
   // --- Channels and threads (enqueue.cc, device.h, NCCL defaults) ----------------------------------
   int max_channels = 32;                // MAXCHANNELS
   int channels_per_nvlink_link = 2;     // ring search duplicates channels over each link pair
-  int channels_per_nic = 2;             // two channels per NIC across nodes
+  // Across nodes NCCL's ring search (src/graph/search.cc ncclTopoCompute) finds one channel per
+  // NIC, each at the fastest per-channel speed of its inter-node table the NIC carries;
+  // ncclTopoDupChannels may double them, and ncclTopoPostset (src/graph/connect.cc) doubles them
+  // again ("Duplication should be complete now": nChannels * 2) into the channels (CTAs) that
+  // run. model/nccl_model.cpp (net_ring_channels) follows those rules; this is the last factor.
+  int channels_per_nic = 2;
   int nvls_channels = 16;               // NCCL_NVLS_NCHANNELS default
   // Bytes of work per thread before NCCL adds threads/channels (NCCL_*_THREAD_THRESHOLD);
   // ring/LL multiplies by the rank count.
@@ -212,6 +217,22 @@ struct NcclParameters {
   // 200 (a3mega_2x8_allgather.txt, 8 GiB), EFA has no clean ring measurement in our logs: all use
   // the documented 0.94. Order: infiniband, roce, efa, tcpxo, nvlink (unused).
   std::array<double, kTransportCount> network_efficiency{0.94, 0.94, 0.94, 0.94, 1.0};
+  // Bus bandwidth one ring channel (one CTA) moves across nodes, GB/s; 0: no cap known. A ring
+  // across nodes moves min(NICs x efficiency, channels x this), the protocols' refinements on top.
+  // NCCL's ranking model has no such cap for rings (tuning.cc: busBw = nChannels x bwIntra, 8 x 48
+  // = 384 GB/s on 8 x 400 Gb/s: its search gives each 400 Gb/s NIC one 48 GB/s channel,
+  // sm90SpeedArrayInter in src/graph/search.cc, which ncclTopoPostset runs as 2 CTAs, 24 GB/s
+  // each), but its runs stop short of the NICs with the default 16 CTAs: 366 GB/s on 8 x 400 Gb/s
+  // IB is "a good number" that NCCL_MIN_CTAS=24 lifts "above 380" (kiskra-nvidia,
+  // NVIDIA/nccl-tests#309), and another cluster of the thread runs 321-325 GB/s yet reaches its
+  // NICs (391-393) with 24 CTAs. Hopper: the maintainer's "good" run,
+  // tests/fixtures/nccl_logs_extra/nccltests309_vm_h100_4x8_allreduce.txt, 365.8 GB/s busbw at
+  // 16 GiB (358-366 from 1 GiB on) / 16 CTAs = 22.9 (a measured plateau over NCCL's channel count,
+  // not a fit: within our model a fit on that log alone cannot tell this cap from the network's
+  // NVLS-tree figure). `stepcast calibrate` refits it per cluster (validation/collective_fit.h;
+  // 19.8 GB/s on the 321-325 GB/s cluster's 4-node log). Other generations: no multi-node ring
+  // measurement in our logs (0, no cap).
+  PerGeneration<double> ring_net_channel_gbps{0.0, 0.0, 22.9, 0.0};
   // Latency a transport adds to each network hop beyond NCCL's table (NCCL's graph latencyInter,
   // reported by the net plugin; twice for Simple, "the flush extra latency"):
   //   InfiniBand, RoCE: 0, NCCL's own IB verbs plugin, on which its table was measured.
@@ -288,6 +309,9 @@ void NcclParameters::for_each_parameter(Visitor&& visit) {
     visit(dotted({"ring_ll128_per_channel_gbps", kGenerationNames[g]}), ring_ll128_per_channel_gbps[g], "GB/s",
           kTuning);
     visit(dotted({"nvls_efficiency", kGenerationNames[g]}), nvls_efficiency[g], "1", kTuning);
+    visit(dotted({"ring_net_channel_gbps", kGenerationNames[g]}), ring_net_channel_gbps[g], "GB/s",
+          "tests/fixtures/nccl_logs_extra/nccltests309_vm_h100_4x8_allreduce.txt plateau / 16 CTAs "
+          "(NVIDIA/nccl-tests#309); see model/nccl_parameters.h");
     visit(dotted({"nvlink_link_gbps", kGenerationNames[g]}), nvlink_link_gbps[g], "GB/s", kTopo);
     visit(dotted({"nvlink_datasheet_link_gbps", kGenerationNames[g]}), nvlink_datasheet_link_gbps[g], "GB/s",
           "NVIDIA datasheets: 25 GB/s per NVLink3/4 link, 50 GB/s per NVLink5 link, per direction");

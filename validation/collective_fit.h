@@ -20,7 +20,8 @@
 //      kinks get a slope on both sides) (validation/least_squares.h): residuals log(predicted / measured) /
 //      measurement_sd under Huber's loss (quadratic within 2 sd, linear beyond: a size the
 //      model's form cannot follow does not drag every other size), and a prior centred on NCCL's own value with a log-sd per unit (latencies
-//      and chunk sizes 0.7, bandwidths and efficiencies 0.15). Constants the data cannot tell apart
+//      and chunk sizes 0.7, bandwidths and efficiencies 0.15; the per-channel ring rate across
+//      nodes, a property of the cluster, 0.7). Constants the data cannot tell apart
 //      (a base latency against a per-hop latency at one rank count) share the change the prior
 //      finds least surprising instead of drifting apart.
 //

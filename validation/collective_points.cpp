@@ -1,7 +1,12 @@
 #include "validation/collective_points.h"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
 #include <cmath>
+#include <string_view>
+#include <utility>
 #include <variant>
 
 #include <fmt/format.h>
@@ -18,7 +23,84 @@ std::string point_label(CollectiveOp op, double bytes, int ranks) {
   return fmt::format("{} {:.0f} B, {} ranks", to_string(op), bytes, ranks);
 }
 
+// NCCL's names (ncclAlgoStr, ncclProtoStr in src/include/nccl_common.h), compared as NCCL's
+// parseList does: case-insensitive, comma-separated, a leading '^' excludes the listed ones.
+constexpr std::array<std::pair<std::string_view, CollectiveAlgorithm>, 7> kAlgorithmNames{{
+    {"tree", CollectiveAlgorithm::tree},
+    {"ring", CollectiveAlgorithm::ring},
+    {"collnetdirect", CollectiveAlgorithm::collnet_direct},
+    {"collnetchain", CollectiveAlgorithm::collnet_chain},
+    {"nvls", CollectiveAlgorithm::nvls},
+    {"nvlstree", CollectiveAlgorithm::nvls_tree},
+    {"pat", CollectiveAlgorithm::pat},
+}};
+constexpr std::array<std::pair<std::string_view, CollectiveProtocol>, 3> kProtocolNames{{
+    {"ll", CollectiveProtocol::ll},
+    {"ll128", CollectiveProtocol::ll128},
+    {"simple", CollectiveProtocol::simple},
+}};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+// The allowed-set bit mask of an NCCL_ALGO / NCCL_PROTO value.
+template <class Enum, std::size_t N>
+unsigned parse_nccl_list(const std::array<std::pair<std::string_view, Enum>, N>& names, const std::string& key,
+                         std::string_view value, const std::string& source) {
+  const std::string_view original = value;
+  const bool exclude = value.starts_with('^');
+  if (exclude) value.remove_prefix(1);
+  unsigned listed = 0;
+  while (!value.empty()) {
+    const auto comma = value.find(',');
+    const std::string token = lower(value.substr(0, comma));
+    value = comma == std::string_view::npos ? std::string_view{} : value.substr(comma + 1);
+    if (token.empty()) continue;
+    const auto it = std::find_if(names.begin(), names.end(), [&](const auto& n) { return n.first == token; });
+    if (it == names.end()) {
+      throw InputError(fmt::format("{}: {}={} names '{}', which is not one of NCCL's", source, key, original, token));
+    }
+    listed |= 1u << static_cast<unsigned>(it->second);
+  }
+  return exclude ? ~listed : listed;
+}
+
+int parse_channel_count(const std::string& key, const std::string& value, const std::string& source) {
+  int n = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc{} || end != value.data() + value.size() || n < 1) {
+    throw InputError(fmt::format("{}: {}={} is not a channel count", source, key, value));
+  }
+  return n;
+}
+
 }  // namespace
+
+AlgorithmFilter nccl_settings_filter(const std::map<std::string, std::string>& env, const std::string& source) {
+  AlgorithmFilter f;
+  const auto get = [&env](const char* key) -> const std::string* {
+    const auto it = env.find(key);
+    return it == env.end() ? nullptr : &it->second;
+  };
+  if (const auto* v = get("NCCL_ALGO")) f.algorithm_mask = parse_nccl_list(kAlgorithmNames, "NCCL_ALGO", *v, source);
+  if (const auto* v = get("NCCL_PROTO")) f.protocol_mask = parse_nccl_list(kProtocolNames, "NCCL_PROTO", *v, source);
+  // NCCL_MIN_CTAS / NCCL_MAX_CTAS (the communicator config's minCTAs / maxCTAs) and the older
+  // NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS bound the same count (connect.cc ncclTopoPostset
+  // takes the larger minimum and the smaller maximum).
+  for (const char* key : {"NCCL_MIN_CTAS", "NCCL_MIN_NCHANNELS"}) {
+    if (const auto* v = get(key)) f.min_channels = std::max(f.min_channels, parse_channel_count(key, *v, source));
+  }
+  for (const char* key : {"NCCL_MAX_CTAS", "NCCL_MAX_NCHANNELS"}) {
+    if (const auto* v = get(key)) {
+      const int n = parse_channel_count(key, *v, source);
+      f.max_channels = f.max_channels > 0 ? std::min(f.max_channels, n) : n;
+    }
+  }
+  return f;
+}
 
 GroupLayout collective_group(SystemSpec& system, int ranks, int ranks_per_node, const std::string& source) {
   const int server = std::max(system.gpus_per_node, 1);
@@ -92,6 +174,8 @@ CollectiveDataset collective_dataset(const NcclTestsLog& log, const SystemSpec& 
   if (const auto it = log.nccl_env.find("NCCL_NVLS_ENABLE"); it != log.nccl_env.end() && it->second == "0") {
     d.system.nvlink_sharp = false;
   }
+  // NCCL_ALGO / NCCL_PROTO / NCCL_MIN_CTAS ...: price what the run ran.
+  d.filter = nccl_settings_filter(log.nccl_env, log.source);
   const GroupLayout group = collective_group(d.system, n, ranks_per_node, log.source);
   d.fabric = derive_fabric_figures(d.system);
   std::vector<Diagnostic> failed;

@@ -11,6 +11,7 @@
 // The prediction adds nccl-tests' own launch cost when one thread drove several GPUs (-g N;
 // NcclTestsHarness in validation/collective_comparison.h), which a training job does not pay.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,9 +43,15 @@ struct CollectiveDataset {
 // returns the system sized to the group. InputError when the system cannot hold it.
 GroupLayout collective_group(SystemSpec& system, int ranks, int ranks_per_node, const std::string& source);
 
+// The NCCL settings of a run that change what NCCL runs: NCCL_ALGO and NCCL_PROTO (lists, '^'
+// to exclude, as NCCL parses them), NCCL_MIN_CTAS / NCCL_MAX_CTAS and NCCL_MIN_NCHANNELS /
+// NCCL_MAX_NCHANNELS. InputError (naming `source`) for a name NCCL does not know.
+AlgorithmFilter nccl_settings_filter(const std::map<std::string, std::string>& env, const std::string& source);
+
 // Every row of an nccl-tests log. The rank count is the log's device list, else the one its
 // busbw/algbw ratio implies, else `ranks` (0: an InputError asking for --ranks). A log that
-// records NCCL_NVLS_ENABLE=0 (NcclTestsLog::nccl_env) runs on the system without NVLS.
+// records NCCL_NVLS_ENABLE=0 (NcclTestsLog::nccl_env) runs on the system without NVLS; one that
+// records NCCL_ALGO / NCCL_PROTO / channel bounds is priced under them (the dataset's filter).
 CollectiveDataset collective_dataset(const NcclTestsLog& log, const SystemSpec& system, int ranks_per_node = 0,
                                      int ranks = 0);
 

@@ -217,6 +217,23 @@ NcclTestsLog parse_nccl_tests_log(std::string_view text, const std::string& sour
       }
     }
   }
+  // ... and the settings a launch command exports: `mpirun -x NCCL_ALGO=Ring ...` or a leading
+  // `NCCL_ALGO=Ring ./all_reduce_perf`, in the header's `command:` line or in the log itself. Only
+  // those two forms count (a setting quoted in prose, `[-x NCCL_MIN_CTAS=24]`, does not).
+  const auto add_command_settings = [&log](std::string_view line) {
+    const auto words = split_words(line);
+    bool leading = true;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      const std::string_view w = words[i];
+      const auto eq = w.find('=');
+      const bool assignment = w.starts_with("NCCL_") && eq != std::string_view::npos;
+      if (assignment && (leading || (i > 0 && words[i - 1] == "-x"))) {
+        log.nccl_env.try_emplace(std::string(w.substr(0, eq)), std::string(w.substr(eq + 1)));
+      }
+      if (!assignment) leading = false;
+    }
+  };
+  if (auto it = log.metadata.find("command"); it != log.metadata.end()) add_command_settings(it->second);
 
   Layout layout;
   int max_rank = -1;
@@ -274,9 +291,12 @@ NcclTestsLog parse_nccl_tests_log(std::string_view text, const std::string& sour
         log.nccl_env[std::string(words[w])] = std::string(value);
       }
     }
+    bool command = false;
     for (auto x : words) {
+      if (x.ends_with("_perf") || x.ends_with("_perf_mpi")) command = true;
       if (x.ends_with("_perf") && !log.op) log.op = collective_op_from_name(x);
     }
+    if (command) add_command_settings(line);
     // Is it a result row? Standard rows: size, count, type. Reduced rows: a size then numbers.
     long long size = 0;
     const bool size_ok = parse_integer(words[0], size, layout.reduced);

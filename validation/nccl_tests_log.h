@@ -56,8 +56,10 @@ struct NcclTestsLog {
   int gpus_per_thread = 0;                     // nGpus (-g): >1 means one thread drove several GPUs
   std::string nccl_version;                    // "2.26.6+cuda12.8", "2.19.3"; empty when not printed
   bool reduced_table = false;                  // author kept only size/time/algbw/busbw
-  // NCCL_* environment settings the log records: the fixture header's `env:` line and NCCL_DEBUG
-  // lines "NCCL_X set by environment to V". collective_dataset() honours NCCL_NVLS_ENABLE=0.
+  // NCCL_* environment settings the log records: the fixture header's `env:` line, NCCL_DEBUG
+  // lines "NCCL_X set by environment to V", and launch commands (`-x NCCL_X=V`, or a leading
+  // `NCCL_X=V`) in the header's `command:` line or the log. collective_dataset() honours
+  // NCCL_NVLS_ENABLE=0, NCCL_ALGO, NCCL_PROTO and the channel bounds (NCCL_MIN/MAX_CTAS).
   std::map<std::string, std::string> nccl_env;
   std::vector<NcclTestsRow> rows;
 };

@@ -233,6 +233,41 @@ TEST_CASE("forcing an algorithm and protocol, like NCCL_ALGO and NCCL_PROTO") {
                   .valid);
 }
 
+TEST_CASE("a ring across nodes moves at most its channels x the per-channel rate; NCCL_MIN_CTAS lifts it to the NICs") {
+  // 4 x DGX H100, 8 x 400 Gb/s: NCCL runs 16 ring channels (8 search channels at 48 GB/s, doubled
+  // by ncclTopoPostset). The NICs move 8 x 50 x 0.94 = 376 GB/s; 16 x 22.9 = 366.4 GB/s binds.
+  const NcclCollectiveModel m(dgx_h100(4));
+  const GroupLayout g = group(32, 8);
+  const AlgorithmFilter ring = ring_only(CollectiveProtocol::simple);
+  const auto ring_busbw = [&](const NcclCollectiveModel& model, AlgorithmFilter f) {
+    const auto e = model.estimate(CollectiveOp::all_reduce, units::gib(8), g, f);
+    return e.bandwidth.value() * bus_bandwidth_factor(CollectiveOp::all_reduce, 32) / 1e9;
+  };
+  CHECK(ring_busbw(m, ring) == doctest::Approx(16 * 22.9));
+  // NCCL_MIN_CTAS=24: 24 x 22.9 is past the NICs, which bind at 376 GB/s; the GPUs' NVLink
+  // (18 x 20.6 = 370.8) does not, since a channel crosses only 7 of each node's 8 GPUs by NVLink
+  // (370.8 x 8/7 = 423.8). nccl-tests#309 measured 391-393 GB/s with 24 CTAs.
+  AlgorithmFilter ctas24 = ring;
+  ctas24.min_channels = 24;
+  CHECK(ring_busbw(m, ctas24) == doctest::Approx(376.0));
+  // NCCL_MAX_CTAS=8 halves the channels and the cap.
+  AlgorithmFilter ctas8 = ring;
+  ctas8.max_channels = 8;
+  CHECK(ring_busbw(m, ctas8) == doctest::Approx(8 * 22.9));
+  // Without a known per-channel rate the NICs bind.
+  NcclParameters uncapped;
+  uncapped.ring_net_channel_gbps[index_of(NcclGeneration::hopper)] = 0.0;
+  CHECK(ring_busbw(NcclCollectiveModel(dgx_h100(4), uncapped), ring) == doctest::Approx(376.0));
+  // Inside one node there is no such cap: NVLink's 370.8 GB/s.
+  CHECK(busbw_gbps(NcclCollectiveModel(dgx_h100()), CollectiveOp::all_reduce, units::gib(8), group(8, 8), ring) ==
+        doctest::Approx(370.8).epsilon(0.02));
+  // One DP rail (TP=8): NCCL runs 4 channels on one 400 Gb/s NIC (1 search channel, doubled by
+  // ncclTopoDupChannels at 48 >= 25 GB/s, then by ncclTopoPostset): 4 x 22.9 > 47, the NIC binds.
+  const auto rail = m.estimate(CollectiveOp::all_reduce, units::gib(8), group(4, 1, 1.0 / 8.0), ring);
+  CHECK(rail.bandwidth.value() * bus_bandwidth_factor(CollectiveOp::all_reduce, 4) / 1e9 ==
+        doctest::Approx(47.0));
+}
+
 TEST_CASE("a group across nodes with no network never completes") {
   const NcclCollectiveModel m(system(h100(), 2, 8, true, 0, 0.0));
   CHECK(std::isinf(m.time(CollectiveOp::all_reduce, units::mib(1), group(16, 8)).value()));

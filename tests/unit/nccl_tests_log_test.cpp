@@ -124,6 +124,71 @@ TEST_CASE("NCCL settings are read from the fixture's env line and from NCCL_DEBU
   CHECK(collective_dataset(read_nccl_tests_log(kRef + "aws_p5_2x8_allreduce.txt"), test::aws_p5(2)).system.nvlink_sharp);
 }
 
+TEST_CASE("NCCL settings exported by the launch command are read; ones quoted in prose are not") {
+  // nccl-tests#309's forced-ring run: `command: mpirun ... -x NCCL_ALGO=Ring -x NCCL_MIN_CTAS=24 ...`
+  // (the fixture's env line says the same; the command alone must suffice).
+  const auto ring = parse_nccl_tests_log(
+      "# command: mpirun -np 16 -N 8 -x LD_LIBRARY_PATH -x NCCL_ALGO=Ring -x NCCL_MIN_CTAS=24 ./build/all_reduce_perf "
+      "-b 1M -e 8G\n"
+      "# ---- BEGIN RAW\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "     1048576        262144     float     sum      -1    156.9    6.68   12.53      0    154.1    6.81   12.76      0\n"
+      "# ---- END RAW\n",
+      "ring.txt");
+  CHECK(ring.nccl_env.at("NCCL_ALGO") == "Ring");
+  CHECK(ring.nccl_env.at("NCCL_MIN_CTAS") == "24");
+  // A command inside the log, with settings before the launcher.
+  const auto inline_command = parse_nccl_tests_log(
+      "NCCL_PROTO=Simple NCCL_MAX_CTAS=8 mpirun -np 8 ./build/all_reduce_perf -b 8 -e 16\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+      "           8             2     float     sum      -1    10.00    0.00    0.00      0    10.00    0.00    0.00      0\n",
+      "inline.txt");
+  CHECK(inline_command.nccl_env.at("NCCL_PROTO") == "Simple");
+  CHECK(inline_command.nccl_env.at("NCCL_MAX_CTAS") == "8");
+  // The 8-node default run's header quotes the later run's settings in brackets: not this run's.
+  const auto quoted = read_nccl_tests_log(kExtra + "nccltests309_h100_8x8_allreduce.txt");
+  CHECK(quoted.nccl_env.count("NCCL_MIN_CTAS") == 0);
+  CHECK(read_nccl_tests_log(kExtra + "nccltests309_h100_2x8_allreduce.txt").nccl_env.count("NCCL_MIN_CTAS") == 0);
+}
+
+TEST_CASE("a log's NCCL_ALGO, NCCL_PROTO and channel bounds become the dataset's filter, as NCCL parses them") {
+  const std::string src = "log.txt";
+  // Case-insensitive single names, lists, and '^' exclusions (NCCL's parseList).
+  const AlgorithmFilter ring = nccl_settings_filter({{"NCCL_ALGO", "RING"}}, src);
+  CHECK(ring.allows(CollectiveAlgorithm::ring));
+  CHECK_FALSE(ring.allows(CollectiveAlgorithm::tree));
+  CHECK_FALSE(ring.allows(CollectiveAlgorithm::nvls_tree));
+  const AlgorithmFilter no_nvls = nccl_settings_filter({{"NCCL_ALGO", "^NVLS,NVLSTree"}, {"NCCL_PROTO", "ll128,Simple"}}, src);
+  CHECK(no_nvls.allows(CollectiveAlgorithm::ring));
+  CHECK(no_nvls.allows(CollectiveAlgorithm::tree));
+  CHECK_FALSE(no_nvls.allows(CollectiveAlgorithm::nvls));
+  CHECK_FALSE(no_nvls.allows(CollectiveAlgorithm::nvls_tree));
+  CHECK_FALSE(no_nvls.allows(CollectiveProtocol::ll));
+  CHECK(no_nvls.allows(CollectiveProtocol::ll128));
+  // Channel bounds: the larger minimum and the smaller maximum of the CTA and NCHANNELS names.
+  const AlgorithmFilter ctas =
+      nccl_settings_filter({{"NCCL_MIN_CTAS", "24"}, {"NCCL_MIN_NCHANNELS", "4"}, {"NCCL_MAX_CTAS", "32"},
+                            {"NCCL_MAX_NCHANNELS", "28"}}, src);
+  CHECK(ctas.min_channels == 24);
+  CHECK(ctas.max_channels == 28);
+  CHECK(nccl_settings_filter({}, src).min_channels == 0);
+  // A name NCCL does not know is the user's error, not a silent default.
+  CHECK_THROWS_WITH_AS(nccl_settings_filter({{"NCCL_ALGO", "Ring,Butterfly"}}, src), doctest::Contains("Butterfly"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(nccl_settings_filter({{"NCCL_MIN_CTAS", "many"}}, src), doctest::Contains("NCCL_MIN_CTAS"),
+                       InputError);
+  // The fixtures of nccl-tests#309: the forced-ring pair is priced as a 24-channel ring.
+  const auto d = collective_dataset(read_nccl_tests_log(kExtra + "nccltests309_h100_2x8_allreduce_ring_ctas24.txt"),
+                                    test::dgx_h100(2));
+  CHECK(d.filter.allows(CollectiveAlgorithm::ring));
+  CHECK_FALSE(d.filter.allows(CollectiveAlgorithm::nvls_tree));
+  CHECK(d.filter.min_channels == 24);
+  const auto defaults =
+      collective_dataset(read_nccl_tests_log(kExtra + "nccltests309_h100_4x8_allreduce.txt"), test::dgx_h100(4));
+  CHECK(defaults.filter.allows(CollectiveAlgorithm::nvls_tree));
+  CHECK(defaults.filter.min_channels == 0);
+}
+
 TEST_CASE("noise inside the table is skipped, not read as results") {
   // Open MPI help lines start with a number too.
   const auto log = read_nccl_tests_log(kExtra + "thanos_a100_1x8_allreduce_mpirun.txt");
