@@ -89,9 +89,19 @@ TEST_CASE("per-NIC ring figures: NDR 46-48 GB/s, HDR 24 GB/s, 4 HDR NICs 95.3 GB
   const SystemSpec four_hdr = system(a100(), 4, 8, false, 4, 200.0);
   CHECK(busbw(NcclCollectiveModel(four_hdr), CollectiveOp::all_reduce, units::gib(4), dgx4, kRing) ==
         doctest::Approx(95.3).epsilon(0.05));
-  // dgx_h100_internode_ring_allreduce_expected: 368-384 GB/s.
-  CHECK(busbw(NcclCollectiveModel(dgx_h100(4)), CollectiveOp::all_reduce, units::gib(8), dgx4, kRing) ==
+  // dgx_h100_internode_ring_allreduce_expected: 368-384 GB/s, 8 NICs x 46-48 GB/s: what the NICs
+  // carry once the ring saturates them, which takes NCCL_MIN_CTAS=24 (nccl-tests#309: 391-393
+  // GB/s measured so); within 3% of 376.
+  AlgorithmFilter ctas24 = kRing;
+  ctas24.min_channels = 24;
+  CHECK(busbw(NcclCollectiveModel(dgx_h100(4)), CollectiveOp::all_reduce, units::gib(8), dgx4, ctas24) ==
         doctest::Approx(376.0).epsilon(0.03));
+  // With NCCL's default 16 channels the ring stops short of them (model/nccl_parameters.h
+  // ring_net_channel_gbps): 364.9 GB/s measured at 8 GiB on 4 nodes, "a good number" (nccl-tests#309,
+  // nccltests309_vm_h100_4x8_allreduce.txt, whose plateau sets the per-channel rate: a consistency
+  // check), within 3%.
+  CHECK(busbw(NcclCollectiveModel(dgx_h100(4)), CollectiveOp::all_reduce, units::gib(8), dgx4, kRing) ==
+        doctest::Approx(364.9).epsilon(0.03));
   // Not checked: a100_2node_4x200g_allreduce (86 GB/s): the row's "4x 200Gb IB (dual port)" does not
   // say how many ports NCCL used, so the NIC bandwidth is unknown.
 }
