@@ -60,6 +60,19 @@ inline std::vector<NcclLogCase> nccl_log_cases() {
        "reaches 260 GB/s where the same machines' all_reduce implies ~360: NIC allocation under test"},
       {"OCI A100 2x8 RoCE", ref + "oke_a100_2x8_roce_allreduce.txt", CollectiveOp::all_reduce, oci_b4(2), 16, 8, 1,
        LogUse::bars, "held out; two sizes"},
+      // NVIDIA/nccl-tests#309: one H100 InfiniBand cluster (8 x 400 Gb/s per node) at 2, 4 and 8 nodes with
+      // NCCL's defaults, and a second cluster's 2 bare-metal and 4 VM nodes (the 4-node plateau sets
+      // nccl_parameters.h ring_net_channel_gbps for Hopper, so it is a fit log here).
+      {"H100 IB 2x8 (nccl-tests#309 A)", extra + "nccltests309_h100_2x8_allreduce.txt", CollectiveOp::all_reduce,
+       dgx_h100(2), 16, 8, 1, LogUse::bars, "held out"},
+      {"H100 IB 4x8 (nccl-tests#309 A)", extra + "nccltests309_h100_4x8_allreduce.txt", CollectiveOp::all_reduce,
+       dgx_h100(4), 32, 8, 1, LogUse::bars, "held out"},
+      {"H100 IB 8x8 (nccl-tests#309 A)", extra + "nccltests309_h100_8x8_allreduce.txt", CollectiveOp::all_reduce,
+       dgx_h100(8), 64, 8, 1, LogUse::bars, "held out"},
+      {"HGX H100 IB 2x8 (nccl-tests#309 B)", extra + "nccltests309_hgx_h100_2x8_allreduce.txt",
+       CollectiveOp::all_reduce, dgx_h100(2), 16, 8, 1, LogUse::bars, "held out"},
+      {"VM H100 IB 4x8 (nccl-tests#309 B)", extra + "nccltests309_vm_h100_4x8_allreduce.txt", CollectiveOp::all_reduce,
+       dgx_h100(4), 32, 8, 1, LogUse::fit, "its >= 1 GiB plateau / 16 channels sets Hopper's ring_net_channel_gbps"},
       {"CoreWeave GB200 NVL72 2 racks", ref + "cw_gb200_nvl72_2rack_allreduce.txt", CollectiveOp::all_reduce,
        gb200_nvl72(2, false), 144, 72, 1, LogUse::report_only, "NVLS disabled in that run"},
       {"CoreWeave GB200 NVL72 20 racks", ref + "cw_gb200_nvl72_20rack_allreduce.txt", CollectiveOp::all_reduce,

@@ -144,6 +144,25 @@ const std::map<std::string, std::string>& bar_misses() {
        "machine type; it is flat at 234-293 us from 1 KiB to 128 KiB and tops out at 269 GB/s busbw where "
        "that all-reduce reaches 684. The source (google/dranet) demonstrates NIC allocation through "
        "Kubernetes DRA, not a tuned fabric."},
+      // NVIDIA/nccl-tests#309 (H100, 8 x 400 Gb/s InfiniBand per node): the only multi-node InfiniBand sweeps in
+      // the repo. Datasheet model, no fit; what misses is the model's, stated per log.
+      {"H100 IB 4x8 (nccl-tests#309 A)",
+       ">= 256 MiB max 26.7% (mean 11.2%): this cluster's default 16-channel rings run at 20.1-20.3 GB/s per "
+       "channel (321-325 GB/s busbw), where nccl_parameters.h's Hopper ring_net_channel_gbps (22.9, cluster B's "
+       "plateau, which the NCCL maintainer calls good) gives ~366: the per-channel rate belongs to the cluster "
+       "(stepcast calibrate fits it: 19.8-21.0 GB/s here). 1 MiB: 34.3%, the model's latency and algorithm "
+       "choice at the ring/tree crossover."},
+      {"H100 IB 8x8 (nccl-tests#309 A)",
+       "1 MiB (its one point in the small band): 36.0%, the ring/tree crossover's latency and algorithm as on "
+       "4 nodes; >= 256 MiB meets the bar (max 11.8%)."},
+      {"HGX H100 IB 2x8 (nccl-tests#309 B)",
+       "64 KiB-256 KiB: busbw 17-36.5% low (the model is slower): it picks tree/LL128 and ring/LL where the run is "
+       "faster; our LL128 and tree caps multiply a per-channel rate by the 16 channels that run where NCCL's "
+       "tuning multiplies by its 8 search channels (tuning.cc), a change tried and not kept (it moved the "
+       "2-node datasheet error from 7.5% to 8.6%). >= 256 MiB: max 15.2% (256 MiB, NVLS-tree's start), mean 8.2%."},
+      {"VM H100 IB 4x8 (nccl-tests#309 B)",
+       "8 KiB-1 MiB: max 42.1% (mean 24.4%), the same small-size algorithm choice as the 2-node run; its >= 256 "
+       "MiB plateau set Hopper's ring_net_channel_gbps (a fit log) and meets the bar (max 7.6%)."},
   };
   return misses;
 }
@@ -207,8 +226,8 @@ TEST_CASE("issue #3 bars: every log in their scope meets them, or is a named mis
       CHECK(row.meets_bars());
     }
   }
-  // Categories the issue names that no in-repo log covers (nccltests290_h100_2x8_allreduce_ring_degraded.txt,
-  // the one multi-node InfiniBand log, measures 90 GB/s where ~376 is expected: a parser fixture only).
+  // Categories the issue names that no in-repo log covers (nccltests290_h100_2x8_allreduce_ring_degraded.txt
+  // measures 90 GB/s where ~376 is expected: a parser fixture only, not a case).
   for (const char* named : {"single-node A100 NVLS off", "single-node H100 NVLS on", "single-node H100 NVLS off",
                             "multi-node InfiniBand", "multi-node RoCE"}) {
     int logs = 0;
