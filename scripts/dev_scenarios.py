@@ -14,6 +14,11 @@ One rule per field, the same for every row (never tuned per row):
                micro_batch null -> 1 (Megatron's defaults, as simulator/published_runs.h maps
                unstated fields). Megatron-Bridge rows: sequence parallelism when tp > 1, the
                distributed optimizer (ZeRO-1) with --overlap-grad-reduce and --overlap-param-gather,
+               Megatron-Bridge Llama rows with tp > 1 overlap their TP communication
+               (tp_comm_overlap: the Llama 3.1 recipes' CommOverlapConfig(tp_comm_overlap=True) with
+               userbuffers, src/megatron/bridge/recipes/llama/llama3.py, kept by
+               scripts/performance/configs/llama/llama31_llm_pretrain.py @0013c9a8ed4d except for
+               NVFP4); other families only through a matching recipe (RECIPES below).
                expert_tp 1 (the MoE recipes' expert-tensor-parallel size; Megatron-MoE best
                practice), recomputation by the `recompute` rule below (the rows state none), the all-to-all dispatcher without
                --overlap-moe-expert-parallel-comm (not stated). Llama 3 rows: FSDP without
@@ -214,6 +219,8 @@ def scenario(row):
         lines.append(f"  first_stage_layers: {edge - edge // 2}")
         lines.append(f"  last_stage_layers: {edge // 2}")
     lines.append(f"  sequence_parallel: {'true' if tp > 1 else 'false'}")
+    if tp > 1 and row["id"].startswith("mbridge") and "Llama" in row["model"]["name"]:
+        lines.append("  tp_comm_overlap: true")
     lines.append("  zero: 1")
     recipe = RECIPES.get(row["id"])
     if recipe:

@@ -10,7 +10,7 @@
 // TFLOP/s.
 //
 // Tolerances: the bar (10% mean absolute error, 20% on any row) is reported by cases
-// allowed to fail while the model misses it (it does: mean 26.1% over the 20 rows, see the
+// allowed to fail while the model misses it (it does: mean 27.4% over the 20 rows, see the
 // guard's table); a regression guard fails when any row drifts 10 points from its recorded error.
 // The table was moved by pricing Transformer Engine's per-expert GEMM loop, the experts' FP8
 // casts and the all-to-all dispatcher's host synchronization (model/moe_ops.h): mean 29.8% ->
@@ -36,7 +36,11 @@
 // -30%; 25.1% -> 25.8%. Every MoE row is now too fast, which points at one missing MoE cost. Then
 // weight-gradient GEMMs accumulate into BF16 main gradients where the rows reduce in BF16
 // (model/op_builders.h main_grad_accumulate_bytes): B200 DeepSeek-V3 4.2 points faster, the others
-// under 1 point; 25.8% -> 26.1%. The MoE
+// under 1 point; 25.8% -> 26.1%; then by the Llama 3.1 recipes' TP communication overlap
+// (tp_comm_overlap, scripts/dev_scenarios.py): the three Llama 3.1 405B rows go from +2.2%, +6.9%,
+// -2.8% to -14.5%, -10.8%, -12.0%: with FP8 current scaling the overlapped TP collectives leave
+// less GEMM time than the model's overlap needs, or FP8's per-TP-group costs are missing (open);
+// 26.1% -> 27.4%. The MoE
 // rows stay too fast (Qwen3-30B-A3B by 23-57%, GPT-OSS
 // by 19-38%), see the guard's table. What is missing grows with the micro-batch's tokens
 // (per layer and micro-batch, reference minus prediction: GPT-OSS ~23 ms at 16K tokens, ~6 ms at
@@ -154,11 +158,11 @@ TEST_CASE("development-set MoE and CP rows: regression guard") {
   // 10 points around it: a model change that moves a row further must say why (and update this
   // table). These are measurements of the model's error, not targets.
   const std::map<std::string, double> measured = {
-      {"llama3_405b_t4_16384gpu_cp16_seq131072", +0.405},      // vpp unstated -> 1: 54% bubble
+      {"llama3_405b_t4_16384gpu_cp16_seq131072", +0.406},      // vpp unstated -> 1: 54% bubble
       {"mbridge2509_h100_deepseekv3_fp8_1024gpu", -0.199},     // recipe overlaps the all-to-alls
       {"mbridge2511_b200_deepseekv3_fp8-mx_256gpu", -0.290},
       {"mbridge2511_b200_gpt_oss_120b_bf16_64gpu", -0.512},
-      {"mbridge2511_b200_llama31_405b_fp8-cs_128gpu", -0.028},
+      {"mbridge2511_b200_llama31_405b_fp8-cs_128gpu", -0.120},
       {"mbridge2511_b200_qwen3_235b_a22b_fp8-mx_64gpu", -0.208},
       {"mbridge2511_b200_qwen3_30b_a3b_fp8-mx_8gpu", -0.465},
       {"mbridge2511_gb200_deepseekv3_bf16_256gpu", -0.186},
@@ -167,11 +171,11 @@ TEST_CASE("development-set MoE and CP rows: regression guard") {
       {"mbridge2511_gb200_qwen3_235b_a22b_bf16_256gpu", -0.113},
       {"mbridge2511_gb200_qwen3_30b_a3b_fp8-mx_8gpu", -0.109},
       {"mbridge2511_h100_gpt_oss_120b_bf16_64gpu", -0.184},
-      {"mbridge2511_h100_llama31_405b_fp8-cs_1024gpu", +0.022},
+      {"mbridge2511_h100_llama31_405b_fp8-cs_1024gpu", -0.145},
       {"mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu", -0.311},
       {"mbridge2511_h100_qwen3_30b_a3b_fp8-cs_16gpu", -0.558},
       {"mbridge2602_h100_gpt_oss_120b_bf16_64gpu", -0.231},
-      {"mbridge2602_h100_llama31_405b_fp8_1024gpu", +0.069},
+      {"mbridge2602_h100_llama31_405b_fp8_1024gpu", -0.108},
       {"mbridge2602_h100_qwen3_235b_a22b_fp8_256gpu", -0.295},
       {"mbridge2602_h100_qwen3_30b_a3b_fp8_16gpu", -0.555},
   };
