@@ -278,8 +278,8 @@ InferencePrediction predict_serving(const Scenario& scenario, StepCostModel& ste
   // Sequences whose KV fits at once, at the stream's mean lengths (a reserving engine holds each
   // request's max_tokens).
   const int engines = static_cast<int>(setup.engines.size());
-  const double held_out = sc.reserve_whole_sequence ? std::max(mean_out, static_cast<double>(sc.reserve_output_tokens)) : mean_out;
-  const double per_engine = std::floor(blocks_per_instance / pp * sc.block_tokens / (mean_in + held_out));
+  const double per_engine =
+      std::floor(blocks_per_instance / pp * sc.block_tokens / (mean_in + serving::reserved_output_tokens(sc, mean_out)));
   p.max_concurrent_sequences = static_cast<int>(std::min(per_engine, static_cast<double>(sc.max_batch))) * engines;
 
   // Representative iterations: one mean prompt alone, and a decode step at the mean batch.

@@ -97,6 +97,12 @@ struct SchedulerConfig {
   double swap_seconds_per_block = 0.0;  // one block to or from host memory
 };
 
+// The output tokens a request holds KV for at most: its own output, or, when admission reserves
+// the whole sequence with a max_tokens (reserve_output_tokens), that cap where it is larger.
+inline double reserved_output_tokens(const SchedulerConfig& c, double output) {
+  return c.reserve_whole_sequence ? std::max(output, static_cast<double>(c.reserve_output_tokens)) : output;
+}
+
 struct EngineCounters {
   std::int64_t iterations = 0;
   double busy_s = 0.0;
@@ -143,7 +149,7 @@ class Engine {
 
   // Tokens a request may hold at most: its input plus what it is allowed to generate.
   [[nodiscard]] int sequence_bound(const RequestState& r) const {
-    return r.input + std::max(r.output, m_config.reserve_whole_sequence ? m_config.reserve_output_tokens : 0);
+    return r.input + static_cast<int>(reserved_output_tokens(m_config, r.output));
   }
   [[nodiscard]] int blocks_for(const RequestState& r, int kv_tokens) const {
     const int own = kv_tokens > r.cached ? kv_tokens - r.cached : 0;
