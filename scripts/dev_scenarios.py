@@ -161,22 +161,22 @@ def system_key(row):
 
 
 def precision(row):
-    """The `precision:` value of the docstring's rule (a word, or a flow mapping)."""
+    """The `precision:` value of the docstring's rule: a word for the Llama 3 paper rows, a flow
+    mapping for Megatron-Bridge rows."""
     p = row["precision"]
-    mbridge = row["id"].startswith("mbridge")
-    if p.startswith("FP8-MX"):
-        compute = "{compute: mxfp8"
-    elif p.startswith("FP8-CS") or (p.startswith("FP8") and mbridge and "H100" in row["gpu_type"]):
-        compute = "{compute: fp8, fp8_scaling: current, params: fp8"
-    elif p.startswith("FP8"):
-        compute = "{compute: fp8" if mbridge else None
-    elif p.startswith("BF16"):
-        compute = "{compute: bf16" if mbridge else None
-    else:
+    if not p.startswith(("FP8", "BF16")):
         raise SystemExit(f"{row['id']}: no precision rule for {p!r}")
-    if compute is None:
+    if not row["id"].startswith("mbridge"):
         return "fp8" if p.startswith("FP8") else "bf16"
-    return compute + ", grads: bf16}"
+    if p.startswith("FP8-MX"):
+        keys = ["compute: mxfp8"]
+    elif p.startswith("FP8-CS") or (p.startswith("FP8") and "H100" in row["gpu_type"]):
+        keys = ["compute: fp8", "fp8_scaling: current", "params: fp8"]
+    elif p.startswith("FP8"):
+        keys = ["compute: fp8"]
+    else:
+        keys = ["compute: bf16"]
+    return "{" + ", ".join(keys + ["grads: bf16"]) + "}"
 
 
 def scenario(row):
