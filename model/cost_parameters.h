@@ -106,6 +106,14 @@ struct CostParameters {
   // Host time to dispatch one op from PyTorch (fitted on back-to-back 1024^3 torch.mm rows); a
   // layer is never faster than its op count times this (the CPU cannot run ahead of the GPU then).
   double host_dispatch_s = 12.0e-6;
+  // A training layer's kernels are launched through Transformer Engine modules (Megatron-Core's
+  // TE layer spec: LayerNormLinear, DotProductAttention, Linear, GroupedLinear, the fused MoE
+  // permutation), whose Python and quantizer bookkeeping costs the host more than a bare PyTorch op:
+  // a te.Linear forward took 2.69x the CPU time of a torch.nn.Linear forward on the same CPU
+  // (TransformerEngine issue #2053, BF16, hidden 2048, 8192 tokens: GB200 99.66 vs 37.08 us,
+  // GH200 90.53 vs 33.17 us = 2.73x). Training layers' host time per launch is host_dispatch_s
+  // times this (training_host_dispatch_s); the ratio is taken per launch, not per module call.
+  double te_host_dispatch_factor = 2.69;
 
   // --- Memory-bound kernels ----------------------------------------------------------------------
   // Memory-bound kernels run at the slower of two limits (model/op_time.h): HBM bandwidth times
@@ -236,6 +244,10 @@ struct CostParameters {
     visit_constants(*this, f);
   }
 
+  // Host time per kernel launch of a training layer (Transformer Engine modules):
+  // host_dispatch_s x te_host_dispatch_factor.
+  [[nodiscard]] double training_host_dispatch_s() const { return host_dispatch_s * te_host_dispatch_factor; }
+
   // Sustained fraction of `gpu`'s dense peak for a large GEMM with inputs of type `compute`.
   [[nodiscard]] double gemm_eta(GpuArchitecture arch, DataType compute) const;
   [[nodiscard]] double flash_forward_eta(GpuArchitecture arch) const;
@@ -267,6 +279,8 @@ struct CostParameters {
     f("kernel.cold_start_s", self.kernel_cold_start_s,
       "scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json cold/hot pairs (harness only)");
     f("kernel.host_dispatch_s", self.host_dispatch_s, "scripts/fit_gemm_defaults.py");
+    f("kernel.te_host_dispatch_factor", self.te_host_dispatch_factor,
+      "TransformerEngine#2053 te.Linear / torch.nn.Linear forward CPU time (GB200, GH200)");
     f("gemm.grouped_streams", self.grouped_gemm_streams, "TransformerEngine gemm.h num_streams");
     f("memory.bandwidth_eta", self.memory_bandwidth_eta, "measured/h200_torch_kernels_2026-11-29.json copy");
     f("memory.elementwise_bytes_per_sm_clock", self.elementwise_bytes_per_sm_clock, "measured/h200_torch_kernels_2026-11-29.json");

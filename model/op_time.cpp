@@ -186,23 +186,22 @@ Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) 
 }
 
 Seconds ops_time(const OpList& ops, const GpuSpec& gpu, const CostParameters& params) {
-  Seconds total(0.0);
-  double launches = 0.0;
-  for (const Op& op : ops) {
-    total += op_time(op, gpu, params);
-    launches += op.launches;
-  }
-  return max(total, Seconds(params.host_dispatch_s * launches));
+  return ops_time(ops.begin(), ops.end(), gpu, params, Seconds(params.host_dispatch_s));
 }
 
 Seconds ops_time(const Op* first, const Op* last, const GpuSpec& gpu, const CostParameters& params) {
+  return ops_time(first, last, gpu, params, Seconds(params.host_dispatch_s));
+}
+
+Seconds ops_time(const Op* first, const Op* last, const GpuSpec& gpu, const CostParameters& params,
+                 Seconds host_per_launch) {
   Seconds total(0.0);
   double launches = 0.0;
   for (const Op* op = first; op != last; ++op) {
     total += op_time(*op, gpu, params);
     launches += op->launches;
   }
-  return max(total, Seconds(params.host_dispatch_s * launches));
+  return max(total, host_per_launch * launches);
 }
 
 }  // namespace stepcast

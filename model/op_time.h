@@ -82,10 +82,14 @@ double flash_head_dim_efficiency(double head_dim, GpuArchitecture arch, bool bac
 Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params);
 
 // Sum of op_time over a list, bounded below by the host's dispatch time for its launches (an op
-// counts Op::launches kernels).
+// counts Op::launches kernels), CostParameters::host_dispatch_s each.
 Seconds ops_time(const OpList& ops, const GpuSpec& gpu, const CostParameters& params);
 // The same over the ops [first, last): a stretch the host dispatches from a standing start (after
 // a host-device synchronization), so its own dispatch time bounds it.
 Seconds ops_time(const Op* first, const Op* last, const GpuSpec& gpu, const CostParameters& params);
+// The same with the host time of one launch given: a training layer's kernels go through
+// Transformer Engine modules (CostParameters::training_host_dispatch_s).
+Seconds ops_time(const Op* first, const Op* last, const GpuSpec& gpu, const CostParameters& params,
+                 Seconds host_per_launch);
 
 }  // namespace stepcast

@@ -13,6 +13,15 @@ namespace {
 
 Seconds time_of(const Op& op, const LayerCostInputs& in) { return op_time(op, *in.gpu, *in.params); }
 
+// GPU time of the ops [first, last), bounded below by the host's time to dispatch them through
+// Transformer Engine modules (CostParameters::training_host_dispatch_s per launch).
+Seconds training_ops_time(const Op* first, const Op* last, const LayerCostInputs& in) {
+  return ops_time(first, last, *in.gpu, *in.params, Seconds(in.params->training_host_dispatch_s()));
+}
+Seconds training_ops_time(const OpList& ops, const LayerCostInputs& in) {
+  return training_ops_time(ops.begin(), ops.end(), in);
+}
+
 // The time of the named GEMM in `ops` (zero when absent).
 Seconds gemm_time(const OpList& ops, std::string_view name, const LayerCostInputs& in) {
   for (const Op& op : ops) {
@@ -59,12 +68,12 @@ Seconds overlapped(Seconds comm, Seconds gemm, const LayerCostInputs& in) {
 // (model/moe_ops.h moe_forward_host_sync) runs as two stretches, each bounded by its own dispatch
 // time: the host cannot have run ahead into the second.
 Seconds forward_compute(const OpList& forward, const LayerCostInputs& in) {
-  if (!moe_forward_host_sync(*in.shape)) return ops_time(forward, *in.gpu, *in.params);
+  if (!moe_forward_host_sync(*in.shape)) return training_ops_time(forward, in);
   const Op* sync = forward.begin();
   while (sync != forward.end() && sync->name != kMoeHostSyncAfter) ++sync;
   assert(sync != forward.end());
   ++sync;
-  return ops_time(forward.begin(), sync, *in.gpu, *in.params) + ops_time(sync, forward.end(), *in.gpu, *in.params);
+  return training_ops_time(forward.begin(), sync, in) + training_ops_time(sync, forward.end(), in);
 }
 
 }  // namespace
@@ -77,12 +86,12 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
 
   LayerCosts c;
   c.layer_forward.compute = forward_compute(forward, in);
-  c.layer_backward.compute = ops_time(backward, *in.gpu, *in.params);
+  c.layer_backward.compute = training_ops_time(backward, in);
   c.layer_backward.weight_gradient = min(weight_gradient_time(backward, in), c.layer_backward.compute);
   if (in.recompute == Recompute::full) {
     c.layer_backward.recompute = c.layer_forward.compute;
   } else if (in.recompute == Recompute::selective) {
-    c.layer_backward.recompute = ops_time(selective_recompute_forward_ops(s, in.recompute_modules), *in.gpu, *in.params);
+    c.layer_backward.recompute = training_ops_time(selective_recompute_forward_ops(s, in.recompute_modules), in);
   }
 
   const Bytes activation(s.tokens() * s.hidden * s.activation_bytes);  // b s h
@@ -165,10 +174,10 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
     c.pipeline_receive = s.sequence_parallel ? Seconds(0.0) : net.time(CollectiveOp::all_gather, activation, in.tp_group);
   }
 
-  c.embedding_forward.compute = ops_time(embedding_forward_ops(s), *in.gpu, *in.params);
-  c.embedding_backward.compute = ops_time(embedding_backward_ops(s), *in.gpu, *in.params);
-  c.output_forward.compute = ops_time(output_forward_ops(s), *in.gpu, *in.params);
-  c.output_backward.compute = ops_time(output_backward_ops(s), *in.gpu, *in.params);
+  c.embedding_forward.compute = training_ops_time(embedding_forward_ops(s), in);
+  c.embedding_backward.compute = training_ops_time(embedding_backward_ops(s), in);
+  c.output_forward.compute = training_ops_time(output_forward_ops(s), in);
+  c.output_backward.compute = training_ops_time(output_backward_ops(s), in);
   c.output_backward.weight_gradient = min(weight_gradient_time(output_backward_ops(s), in), c.output_backward.compute);
   c.embedding_backward.weight_gradient = c.embedding_backward.compute;  // the table's gradient only
 

@@ -10,8 +10,10 @@
 #include "model/layer_ops.h"
 #include "model/layer_shape.h"
 #include "model/moe_ops.h"
+#include "model/op_time.h"
 #include "model/parameter_count.h"
 #include "simulator/catalog.h"
+#include "simulator/layer_costs.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
 
@@ -282,6 +284,43 @@ TEST_CASE("a dropless MoE layer over EP synchronizes with the host before its al
   bool found = false;
   for (const Op& op : layer_forward_ops(ep8)) found = found || op.name == kMoeHostSyncAfter;
   CHECK(found);
+}
+
+TEST_CASE("after the dispatcher's host synchronization a MoE forward runs at the host's Transformer Engine dispatch rate") {
+  // Qwen3-30B-A3B, EP 8, one 4096-token micro-batch on a B200: the ops after moe_permute (the
+  // sort, the FP8 padding, 16 experts' casts and GEMMs, ...) are dispatched from a standing start
+  // at training_host_dispatch_s = 12 us x 2.69 per launch (TransformerEngine#2053), which is
+  // longer than their GPU time; the ops before the synchronization run at GPU speed.
+  const TransformerSpec& m = catalog_model("qwen3-30b-a3b");
+  LayerShape s = moe_layer_shape(shape_of(m, 1, 8, 1, false, 1, 4096));
+  s.compute = DataType::mxfp8;
+  const GpuSpec* gpu = Catalog::builtin().find_gpu("b200");
+  REQUIRE(gpu != nullptr);
+  struct NoCollectives final : CollectiveModel {
+    [[nodiscard]] std::string_view name() const override { return "none"; }
+    [[nodiscard]] Seconds time(CollectiveOp, Bytes, const GroupLayout&) const override { return Seconds(0.0); }
+  } net;
+  const CostParameters params;
+  LayerCostInputs in;
+  in.shape = &s;
+  in.gpu = gpu;
+  in.params = &params;
+  in.collectives = &net;
+  const OpList forward = layer_forward_ops(s);
+  const Op* sync = forward.begin();
+  while (sync != forward.end() && sync->name != kMoeHostSyncAfter) ++sync;
+  REQUIRE(sync != forward.end());
+  ++sync;
+  double gpu_after = 0.0;
+  double launches_after = 0.0;
+  for (const Op* op = sync; op != forward.end(); ++op) {
+    gpu_after += op_time(*op, *gpu, params).value();
+    launches_after += op->launches;
+  }
+  const double host_after = launches_after * params.training_host_dispatch_s();
+  REQUIRE(host_after > gpu_after);  // the stretch is host-bound
+  const Seconds before = ops_time(forward.begin(), sync, *gpu, params, Seconds(params.training_host_dispatch_s()));
+  CHECK(layer_costs(in).layer_forward.compute.value() == doctest::Approx(before.value() + host_after));
 }
 
 TEST_CASE("QK-norm: Qwen3's per-head RMSNorms of the queries and keys, priced as two fused norms each way") {

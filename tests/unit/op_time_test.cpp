@@ -93,6 +93,30 @@ TEST_CASE("a list of tiny ops costs at least the host's dispatch time per op") {
   CHECK(ops_time(ops, h100(), params).value() == doctest::Approx(10 * params.host_dispatch_s));
 }
 
+TEST_CASE("a training layer's host time per launch is a Transformer Engine module's, 2.69x a PyTorch op's") {
+  // TransformerEngine issue #2053: te.Linear forward CPU time over torch.nn.Linear's on the same
+  // CPU, 99.66 / 37.08 us (GB200) = 2.69 and 90.53 / 33.17 us (GH200) = 2.73.
+  const CostParameters params;
+  CHECK(params.te_host_dispatch_factor == doctest::Approx(99.66 / 37.08).epsilon(0.001));
+  CHECK(params.te_host_dispatch_factor == doctest::Approx(90.53 / 33.17).epsilon(0.02));
+  CHECK(params.training_host_dispatch_s() == doctest::Approx(2.69 * params.host_dispatch_s));
+  // Ten tiny ops dispatched at that rate: 10 x 12 us x 2.69 = 323 us, the host bound of the list.
+  OpList ops;
+  Op tiny;
+  tiny.kind = OpKind::memory_bound;
+  tiny.bytes = Bytes(1024);
+  for (int i = 0; i < 10; ++i) ops.push(tiny);
+  const Seconds host(params.training_host_dispatch_s());
+  CHECK(ops_time(ops.begin(), ops.end(), h100(), params, host).value() == doctest::Approx(10 * 2.69 * 12.0e-6));
+  // A list whose GPU time exceeds its dispatch time is GPU-bound whatever the host rate.
+  Op big = tiny;
+  big.bytes = Bytes(4.0e9);
+  OpList heavy;
+  heavy.push(big);
+  CHECK(ops_time(heavy.begin(), heavy.end(), h100(), params, host).value() ==
+        doctest::Approx(op_time(big, h100(), params).value()));
+}
+
 TEST_CASE("every cost constant is visible to the visitor with a source") {
   CostParameters params;
   int count = 0;
