@@ -211,7 +211,11 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
   return out;
 }
 
-std::string bottleneck_words(const std::string& key, const Scenario& sc, const TrainingPrediction& p) {
+// `host_wait`: the part of the step's compute spent waiting for the host to launch kernels (the
+// compute with the host's dispatch time, CostParameters::host_dispatch_s, minus the compute
+// without it).
+std::string bottleneck_words(const std::string& key, const Scenario& sc, const TrainingPrediction& p,
+                             Seconds host_wait) {
   const ParallelConfig& par = sc.parallel;
   const TrainingWorkload& t = sc.training();
   const int m = t.global_batch / std::max(par.dp * t.micro_batch, 1);
@@ -252,6 +256,16 @@ std::string bottleneck_words(const std::string& key, const Scenario& sc, const T
   }
   if (key == "optimizer") return "the optimizer step: memory-bound Adam over each stage's parameter shard";
   if (key == "other") return "the fixed per-step overhead (data loading, logging, the training loop)";
+  const double host_share = host_wait.value() / p.step_time.value();
+  if (host_share >= kOverheadWorthNaming) {
+    return fmt::format("compute bounded by the host: for {:.1f}% of the step the GPU waits while the CPU launches kernels "
+                       "through Transformer Engine modules{}; the model's own GEMMs and attention run at {:.1f}% MFU",
+                       100.0 * host_share,
+                       sc.model.is_moe() && sc.parallel.ep > 1
+                           ? " (each MoE forward synchronizes with the host before its all-to-all)"
+                           : "",
+                       100.0 * p.mfu);
+  }
   return fmt::format("compute: the model's own GEMMs and attention, at {:.1f}% MFU; nothing else takes a tenth of the step",
                      100.0 * p.mfu);
 }
@@ -286,7 +300,14 @@ Explanation explain_training(const Scenario& scenario, const ExplainOptions& opt
       }
     }
   }
-  out.bottleneck_text = bottleneck_words(out.bottleneck, scenario, base);
+  Seconds host_wait(0.0);
+  if (out.bottleneck == "compute") {
+    CostParameters no_host = options.parameters;
+    no_host.host_dispatch_s = 0.0;
+    TrainingPredictor gpu_only(no_host);
+    host_wait = max(base.time.compute - gpu_only.predict(scenario, *net).time.compute, Seconds(0.0));
+  }
+  out.bottleneck_text = bottleneck_words(out.bottleneck, scenario, base, host_wait);
   for (const GroupPlacement& g : base.placement) {
     out.placement.push_back(fmt::format("{} {}: {}", g.group, g.size, g.description));
   }

@@ -142,3 +142,26 @@ parallel: {tp: 1, pp: 4, dp: 16, ep: 8, recompute: selective, recompute_modules:
   CHECK(tried("recompute: selective [moe_act, layernorm] -> full"));
   CHECK(tried("recompute: selective [moe_act, layernorm] -> selective [core_attn]"));
 }
+
+TEST_CASE("explain says when the compute is bounded by the host launching kernels, and by how much") {
+  // Qwen3-30B-A3B on 8 B200s at micro-batch 1 (the development set's Megatron-Bridge 25.11 row):
+  // after each MoE forward's host synchronization the CPU launches the experts' per-expert kernels
+  // at 12 us x 2.69 each (CostParameters::training_host_dispatch_s), longer than the GPU runs them.
+  ExplainOptions options;
+  options.sensitivity = false;
+  const Scenario sc = load_scenario("tests/fixtures/dev_scenarios/mbridge2511_b200_qwen3_30b_a3b_fp8-mx_8gpu.yaml");
+  const Explanation e = explain_training(sc, options);
+  REQUIRE(e.bottleneck == "compute");
+  CHECK(e.bottleneck_text.find("bounded by the host") != std::string::npos);
+  CHECK(e.bottleneck_text.find("synchronizes with the host") != std::string::npos);
+  // The share it names is the compute the host's dispatch time adds: predicted again without it.
+  CostParameters no_host;
+  no_host.host_dispatch_s = 0.0;
+  const double wait = e.base.time.compute.value() - TrainingPredictor(no_host).predict(sc).time.compute.value();
+  CHECK(wait / e.base.step_time.value() >= 0.10);
+  // A compute-bound dense layout, whose kernels outlast their launches, keeps the plain words.
+  const Explanation dense = explain_training(load_scenario("llama2-7b-zero3"), options);
+  REQUIRE(dense.bottleneck == "compute");
+  CHECK(dense.bottleneck_text.find("bounded by the host") == std::string::npos);
+  CHECK(dense.bottleneck_text.find("the model's own GEMMs and attention") != std::string::npos);
+}
