@@ -56,7 +56,12 @@
 // not routing imbalance either. On the seven H100 rows (four models, EP 8-64, micro-batch 1-4,
 // BF16 and FP8) it is 0.23-0.32 us per routed token copy per layer (forward and backward),
 // whatever the hidden size (2048-7168): no memory pass or GEMM of the MoE block scales that way,
-// and the Blackwell rows spread 0.01-0.43 us; the mechanism is not identified.
+// and the Blackwell rows spread 0.01-0.43 us; the mechanism is not identified. It is not H100
+// physics: on NeMo AutoModel's H100 BF16 rows (NVIDIA-NeMo/Automodel docs/performance-summary.md,
+// April 2026: TE + DeepEP, FSDP, no pipeline) the model predicts Qwen3-30B-A3B (8 GPUs, EP 8,
+// micro-batch 4, global batch 512) at 20.9 s against 21.77 s measured and GPT-OSS-120B (64 GPUs,
+// EP 64, micro-batch 2) at 4.76 s against 4.30 s, so the shortfall belongs to the Megatron-Bridge
+// recipes' path (all-to-all dispatcher, pipeline, FP8 current scaling: not separable from these rows).
 
 #include <doctest/doctest.h>
 
