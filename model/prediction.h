@@ -77,6 +77,9 @@ struct TrainingPrediction {
   double bubble_fraction = 0.0;           // pp_bubble / step_time
   std::vector<Seconds> per_stage_bubble;  // each stage's pipeline idle time (waits for inputs, not
                                           // for transfers in flight), from the event simulation
+  std::vector<Seconds> per_stage_busy;    // each stage's time in its forward and backward passes
+  std::vector<int> per_stage_layers;      // transformer layers each pipeline rank holds (all its chunks)
+  int critical_stage = 0;                 // the stage whose step ends last: the one `time` describes
   std::vector<GroupPlacement> placement;
   std::vector<TimelineEntry> timeline;    // filled only when asked (GUI, explain)
   // Expected throughput per day next to the ideal, from the scenario's `training.goodput` terms

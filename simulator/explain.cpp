@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include "model/placement.h"
 #include "simulator/enum_names.h"
@@ -54,6 +55,46 @@ constexpr Components kComponents[] = {
     {"other", "fixed per-step overhead", &TimeBreakdown::other},
 };
 
+// Uneven splits worth predicting: (first, last) layers of the first and last model chunk (-1:
+// left to the even split) such that the other chunks still split the rest evenly and hold at
+// least as many layers as either end (the ends carry the embedding and the output layer, so
+// moving layers onto them never helps). At most kMaxBalanceSplits, the ones closest to the even
+// split first (moving fewer layers).
+constexpr std::size_t kMaxBalanceSplits = 8;
+
+std::vector<std::pair<int, int>> pipeline_balance_splits(int layers, const ParallelConfig& p) {
+  std::vector<std::pair<int, int>> out;
+  if (p.pp <= 1 || p.schedule == PipelineSchedule::dualpipe) return out;
+  const int chunks = p.pp * std::max(p.vpp, 1);
+  const int share = layers / chunks;
+  std::vector<int> firsts, lasts;
+  if (p.first_stage_layers < 0) firsts.push_back(-1);
+  if (p.last_stage_layers < 0) lasts.push_back(-1);
+  for (int n = 0; n <= share; ++n) {
+    firsts.push_back(n);
+    lasts.push_back(n);
+  }
+  std::vector<std::tuple<int, int, int>> ranked;  // (layers moved, first, last)
+  for (int f : firsts) {
+    for (int l : lasts) {
+      if (f == p.first_stage_layers && l == p.last_stage_layers) continue;
+      if (f < 0 && l < 0) continue;  // the even split: only reachable from it, and it is the base
+      const int middle = chunks - (f >= 0 ? 1 : 0) - (l >= 0 ? 1 : 0);
+      const int rest = layers - std::max(f, 0) - std::max(l, 0);
+      if (middle <= 0 || rest < 0 || rest % middle != 0) continue;
+      const int each = rest / middle;
+      if (each < std::max(f, l) || (f >= 0 ? f : each) + (l >= 0 ? l : each) == 2 * each) continue;
+      ranked.emplace_back((f >= 0 ? each - f : 0) + (l >= 0 ? each - l : 0), f, l);
+    }
+  }
+  std::sort(ranked.begin(), ranked.end());
+  for (const auto& [moved, f, l] : ranked) {
+    if (out.size() == kMaxBalanceSplits) break;
+    out.emplace_back(f, l);
+  }
+  return out;
+}
+
 // One candidate edit: a title, what it acts on, and the overrides that make it.
 struct Edit {
   std::string title;
@@ -100,6 +141,21 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
                     : "fewer model chunks: fewer pipeline transfers, a longer bubble",
           std::move(o));
     }
+  }
+  // Uneven first/last model chunks (Megatron-Core --decoder-first-pipeline-num-layers and
+  // --decoder-last-pipeline-num-layers): the first chunk also runs the embedding, the last the
+  // output layer and loss, so fewer layers there can even out the stages.
+  for (const auto& [first, last] : pipeline_balance_splits(sc.model.layers, p)) {
+    const auto text = [](int n) { return n < 0 ? std::string("even") : str(n); };
+    std::vector<Override> o;
+    if (first >= 0) o.push_back({"parallel.first_stage_layers", str(first)});
+    if (last >= 0) o.push_back({"parallel.last_stage_layers", str(last)});
+    add(fmt::format("rebalance the pipeline: layers in the first/last model chunk {}/{} -> {}/{}",
+                    text(p.first_stage_layers), text(p.last_stage_layers), text(first), text(last)),
+        fmt::format("the first chunk also runs the embedding, the last the output layer ({}-token logits) and the loss: "
+                    "fewer layers there even out the stages",
+                    sc.model.vocab),
+        std::move(o));
   }
   if (p.pp > 1 && p.schedule == PipelineSchedule::gpipe) {
     add("schedule: gpipe -> 1f1b", "same bubble, far fewer activations held (p instead of m micro-batches)",
@@ -211,6 +267,39 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
   return out;
 }
 
+// When the stages carry unequal work, the others wait for the busiest one at every micro-batch:
+// names it, what it holds, and its work against the critical stage's (the one `time` describes).
+// Empty when the busiest stage's work exceeds the critical stage's by less than
+// kImbalanceWorthNaming of the step.
+constexpr double kImbalanceWorthNaming = 0.05;
+
+std::string stage_imbalance_words(const Scenario& sc, const TrainingPrediction& p) {
+  const auto& busy = p.per_stage_busy;
+  if (busy.size() < 2 || p.per_stage_layers.size() != busy.size()) return {};
+  const auto busiest = static_cast<std::size_t>(std::max_element(busy.begin(), busy.end()) - busy.begin());
+  const auto critical = static_cast<std::size_t>(std::clamp(p.critical_stage, 0, static_cast<int>(busy.size()) - 1));
+  const Seconds gap = busy[busiest] - busy[critical];
+  if (gap.value() < kImbalanceWorthNaming * p.step_time.value()) return {};
+  const std::size_t last = busy.size() - 1;
+  const std::string holds =
+      busiest == last ? fmt::format("{} layers and the output layer ({}-token logits) with the loss",
+                                    p.per_stage_layers[busiest], sc.model.vocab)
+      : busiest == 0 ? fmt::format("{} layers and the embedding", p.per_stage_layers[busiest])
+                     : fmt::format("{} layers", p.per_stage_layers[busiest]);
+  return fmt::format("stage {} ({}) runs {} of forward and backward passes per step, stage {} ({} layers) {}; the others "
+                     "wait for it at every micro-batch",
+                     busiest, holds, seconds_text(busy[busiest]), critical, p.per_stage_layers[critical],
+                     seconds_text(busy[critical]));
+}
+
+// The busiest stage's work beyond the critical stage's, as a share of the critical stage's bubble.
+double imbalance_share(const TrainingPrediction& p) {
+  const auto& busy = p.per_stage_busy;
+  if (busy.empty() || !(p.time.pp_bubble.value() > 0.0)) return 0.0;
+  const auto critical = static_cast<std::size_t>(std::clamp(p.critical_stage, 0, static_cast<int>(busy.size()) - 1));
+  return (*std::max_element(busy.begin(), busy.end()) - busy[critical]) / p.time.pp_bubble;
+}
+
 // `host_wait`: the part of the step's compute spent waiting for the host to launch kernels (the
 // compute with the host's dispatch time, CostParameters::host_dispatch_s, minus the compute
 // without it).
@@ -225,9 +314,15 @@ std::string bottleneck_words(const std::string& key, const Scenario& sc, const T
   }
   if (key == "pp_bubble") {
     const int v = par.pp > 1 ? par.vpp : 1;
-    return fmt::format("the pipeline bubble: stages idle while {} stages fill and drain; (p-1)/(v m) = {}/({}*{}) = {:.1f}% of the "
-                       "ideal with {} micro-batches of {} per step",
-                       par.pp, par.pp - 1, v, m, 100.0 * (par.pp - 1) / (v * static_cast<double>(m)), m, t.micro_batch);
+    const std::string fill = fmt::format("(p-1)/(v m) = {}/({}*{}) = {:.1f}% of the ideal with {} micro-batches of {} per step",
+                                         par.pp - 1, v, m, 100.0 * (par.pp - 1) / (v * static_cast<double>(m)), m,
+                                         t.micro_batch);
+    const std::string imbalance = stage_imbalance_words(sc, p);
+    if (!imbalance.empty()) {
+      return fmt::format("the pipeline bubble, {} stage imbalance: {}; filling and draining alone is {}",
+                         imbalance_share(p) >= 0.5 ? "mostly" : "partly", imbalance, fill);
+    }
+    return fmt::format("the pipeline bubble: stages idle while {} stages fill and drain; {}", par.pp, fill);
   }
   if (key == "tp_comm_exposed") {
     return fmt::format("tensor-parallel communication on the critical path: per layer, two {} forward and two backward over TP {}",

@@ -755,6 +755,12 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     const Seconds stage_idle = idle_of(s);
     out.per_stage_bubble[s] = stage_idle - min(pipe.p2p_wait[s], stage_idle);
   }
+  out.per_stage_busy = pipe.busy;
+  out.per_stage_layers.assign(static_cast<std::size_t>(pp), 0);
+  for (int vs = 0; vs < pp * chunks; ++vs) {
+    out.per_stage_layers[static_cast<std::size_t>(vs % pp)] += layers[static_cast<std::size_t>(vs)];
+  }
+  out.critical_stage = critical;
   b.dp_comm_exposed += ce.reduce_end - pipe.finish[cs] + ce.gather_exposed;
   b.optimizer = ce.optimizer;
   b.offload_exposed += ce.offload;

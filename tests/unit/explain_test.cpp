@@ -165,3 +165,59 @@ TEST_CASE("explain says when the compute is bounded by the host launching kernel
   CHECK(dense.bottleneck_text.find("bounded by the host") == std::string::npos);
   CHECK(dense.bottleneck_text.find("the model's own GEMMs and attention") != std::string::npos);
 }
+
+TEST_CASE("explain names stage imbalance when the last stage's output layer makes it the slowest, and offers an uneven split that is faster") {
+  // Llama 3 8B (32 layers, 128256-token vocabulary) in 4 stages of 8 layers: the last stage also
+  // runs the output layer, whose 2 x 4096 x 128256 FLOPs per token are ~2.3 layers' worth
+  // (a layer is ~2 x 218M), so the other stages wait for it at every one of the 128
+  // micro-batches. Filling and draining is only (p-1)/m = 3/128 of the ideal.
+  const std::vector<Override> layout = {{"parallel.pp", "4"},          {"parallel.dp", "2"},
+                                        {"training.global_batch", "256"}, {"training.micro_batch", "1"},
+                                        {"training.seq_len", "4096"}};
+  const Scenario sc = load_scenario("scenarios/examples/llama3-8b-fp8.yaml", layout);
+  const Explanation e = explain_training(sc);
+  REQUIRE(e.base.fits);
+  REQUIRE(e.base.per_stage_busy.size() == 4);
+  REQUIRE(e.base.per_stage_layers == std::vector<int>{8, 8, 8, 8});
+  // The last stage carries the most work, by more than one layer's worth (1/8 of a middle stage).
+  const auto busiest = std::max_element(e.base.per_stage_busy.begin(), e.base.per_stage_busy.end());
+  CHECK(busiest - e.base.per_stage_busy.begin() == 3);
+  CHECK(*busiest > e.base.per_stage_busy[1] * 1.125);
+  CHECK(e.bottleneck == "pp_bubble");
+  CHECK(e.bottleneck_text.find("mostly stage imbalance: stage 3 (8 layers and the output layer (128256-token logits)") !=
+        std::string::npos);
+  CHECK(e.bottleneck_text.find("(p-1)/(v m) = 3/(1*128)") != std::string::npos);
+  // The fastest change moves layers off the last chunk; re-predicted independently it is faster.
+  REQUIRE_FALSE(e.changes.empty());
+  const ExplainChange& first = e.changes.front();
+  CHECK(first.title.find("rebalance the pipeline") == 0);
+  std::vector<Override> changed = layout;
+  changed.insert(changed.end(), first.overrides.begin(), first.overrides.end());
+  const TrainingPrediction again = predict_training(load_scenario("scenarios/examples/llama3-8b-fp8.yaml", changed));
+  CHECK(again.step_time < e.base.step_time);
+  CHECK(again.step_time == first.prediction.step_time);
+  // Every offered split keeps the middle chunks even and no end chunk above them.
+  for (const ExplainChange& c : e.changes) {
+    if (c.title.find("rebalance") != 0) continue;
+    std::vector<Override> o = layout;
+    o.insert(o.end(), c.overrides.begin(), c.overrides.end());
+    const Scenario s = load_scenario("scenarios/examples/llama3-8b-fp8.yaml", o);
+    const int f = s.parallel.first_stage_layers;
+    const int l = s.parallel.last_stage_layers;
+    REQUIRE((f >= 0 || l >= 0));
+    const int middle_chunks = 4 - (f >= 0 ? 1 : 0) - (l >= 0 ? 1 : 0);
+    const int rest = 32 - std::max(f, 0) - std::max(l, 0);
+    CHECK(rest % middle_chunks == 0);
+    CHECK(std::max(f, l) <= rest / middle_chunks);
+  }
+}
+
+TEST_CASE("explain keeps the plain fill-and-drain wording when the stages are balanced") {
+  // GPT-3 175B with 16 stages and 24 micro-batches (the bubbly layout above): its 96 layers split
+  // 6 per stage and the 51200-token output layer is well under one layer of 12288 hidden, so the
+  // bubble is fill and drain.
+  const Scenario sc = load_scenario("gpt3-175b-selene", kBubbly);
+  const Explanation e = explain_training(sc);
+  CHECK(e.bottleneck_text.find("stage imbalance") == std::string::npos);
+  CHECK(e.bottleneck_text.find("stages idle while 16 stages fill and drain") != std::string::npos);
+}
