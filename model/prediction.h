@@ -142,6 +142,7 @@ struct InferencePrediction {
   // Serving mode.
   int requests = 0;                  // simulated (all finish: the simulation drains the queue)
   int dropped = 0;                   // requests whose whole sequence never fits a KV pool
+  int warmup_requests = 0;           // the first requests, served but left out of the statistics
   Seconds makespan;                  // first arrival to last finish
   double arrival_rate_per_s = 0.0;   // offered load (measured from the arrivals)
   double goodput_requests_per_s = 0.0;  // requests meeting every SLO, per second

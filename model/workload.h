@@ -84,6 +84,14 @@ struct ServingWorkload {
   double gamma_cv = 1.0;          // coefficient of variation of inter-arrival times (gamma)
   int concurrency = 0;            // closed_loop: requests kept in the system
   int requests = 1000;
+  // Warm-up: the first warmup_requests requests are served but left out of the latency and
+  // throughput statistics, as a benchmark client leaves out its warm-up and start-up transient
+  // (perf_analyzer, which genai-perf drives, reports only measurement windows after its
+  // stabilization passes; genai-perf and AIPerf discard --warmup-request-count requests).
+  // -1: the default, which is `concurrency` for a closed loop (its clients all start at the same
+  // instant, and that burst's queue is a transient whose weight in a mean would depend on how
+  // many requests are simulated) and 0 otherwise. 0 counts every request.
+  int warmup_requests = -1;
   LengthSpec input_len;
   LengthSpec output_len;
   std::vector<TraceRequest> trace;  // filled when arrivals == trace

@@ -83,6 +83,7 @@ std::string inference_report_json(const Scenario& scenario, const InferencePredi
     ordered_json sv;
     sv["requests"] = p.requests;
     sv["dropped"] = p.dropped;
+    sv["warmup_requests"] = p.warmup_requests;
     sv["scheduler"] = std::string(enum_name(s.scheduler));
     sv["arrival_rate_per_s"] = r6(p.arrival_rate_per_s);
     sv["makespan_s"] = r6(p.makespan.value());

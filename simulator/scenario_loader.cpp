@@ -444,7 +444,7 @@ std::vector<TraceRequest> read_trace(Reader& ctx, const YamlValue& v, const std:
 
 const std::vector<std::string>& serving_keys() {
   static const std::vector<std::string> keys = {
-      "arrivals", "arrival_rate", "gamma_cv",           "requests", "trace",      "seed", "concurrency",
+      "arrivals", "arrival_rate", "gamma_cv",           "requests", "warmup_requests", "trace", "seed", "concurrency",
       "scheduler", "max_batch",   "max_batch_tokens",   "chunked_prefill", "prefill_first", "batch_timeout", "kv_block",
       "kv_memory_fraction", "preemption", "kv_admission", "max_output_tokens", "prefix_cache_hit_rate", "replicas", "disaggregation", "slo"};
   return keys;
@@ -518,6 +518,15 @@ std::optional<InferenceWorkload> read_inference(Reader& ctx, const YamlValue& v)
     }
   }
   if (auto x = r.integer("seed", kNonNegative)) s.seed = static_cast<std::uint64_t>(*x);
+  if (auto x = r.integer("warmup_requests", kNonNegative)) {
+    s.warmup_requests = static_cast<int>(*x);
+    const auto total = s.arrivals == ArrivalProcess::trace ? static_cast<long long>(s.trace.size()) : s.requests;
+    if (*x >= total) {
+      ctx.sink.error_at(r.path_of("warmup_requests"),
+                        "warm-up would leave no request to measure: it must be below the number of requests (" +
+                            std::to_string(total) + ")");
+    }
+  }
   if (auto x = r.enumeration<BatchScheduler>("scheduler")) s.scheduler = *x;
   if (auto x = r.integer("max_batch")) s.max_batch = static_cast<int>(*x);
   if (auto x = r.integer("max_batch_tokens")) s.max_batch_tokens = static_cast<int>(*x);

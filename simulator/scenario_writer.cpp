@@ -204,6 +204,7 @@ void write_inference(Writer& w, const InferenceWorkload& inf) {
   }
   w.real(2, "gamma_cv", s.gamma_cv);
   w.integer(2, "requests", s.requests);
+  if (s.warmup_requests >= 0) w.integer(2, "warmup_requests", s.warmup_requests);
   if (s.arrivals == ArrivalProcess::trace) {
     w.text(2, "trace", s.trace_file);
     if (s.input_len != LengthSpec{}) write_length(w, "input_len", s.input_len);

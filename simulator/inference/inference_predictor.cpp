@@ -209,39 +209,82 @@ InferencePrediction predict_serving(const Scenario& scenario, StepCostModel& ste
 
   const serving::ServingRun run = serving::simulate_serving(stream, setup);
 
-  // Latencies of the requests that were served.
+  // The statistics cover the requests after the warm-up (ServingWorkload::warmup_requests).
+  const std::size_t n = run.requests.size();
+  const int default_warmup = w.arrivals == ArrivalProcess::closed_loop ? w.concurrency : 0;
+  const int asked_warmup = w.warmup_requests >= 0 ? w.warmup_requests : default_warmup;
+  const std::size_t warmup = asked_warmup > 0 && static_cast<std::size_t>(asked_warmup) < n ? static_cast<std::size_t>(asked_warmup) : 0;
+  p.warmup_requests = static_cast<int>(warmup);
+
+  // Latencies of the measured requests that were served.
   std::vector<double> ttft, tpot, e2e;
-  ttft.reserve(run.requests.size());
-  e2e.reserve(run.requests.size());
-  tpot.reserve(run.requests.size());
-  double output_tokens = 0.0;
+  ttft.reserve(n);
+  e2e.reserve(n);
+  tpot.reserve(n);
   int served = 0;
   int good = 0;
   const double slo_ttft = w.slo.ttft.value();
   const double slo_tpot = w.slo.tpot.value();
-  for (const serving::RequestState& r : run.requests) {
+  const auto meets_slo = [&](const serving::RequestState& r) {
+    const double per_token = r.output > 1 ? (r.finish - r.first_token) / (r.output - 1) : 0.0;
+    return (slo_ttft <= 0.0 || r.first_token - r.arrival <= slo_ttft) && (slo_tpot <= 0.0 || r.output <= 1 || per_token <= slo_tpot);
+  };
+  for (std::size_t i = warmup; i < n; ++i) {
+    const serving::RequestState& r = run.requests[i];
     if (r.dropped || r.finish < 0.0) continue;
     ++served;
-    output_tokens += r.output;
-    const double first = r.first_token - r.arrival;
-    const double per_token = r.output > 1 ? (r.finish - r.first_token) / (r.output - 1) : 0.0;
-    ttft.push_back(first);
+    ttft.push_back(r.first_token - r.arrival);
     e2e.push_back(r.finish - r.arrival);
-    if (r.output > 1) tpot.push_back(per_token);
-    const bool ok = (slo_ttft <= 0.0 || first <= slo_ttft) && (slo_tpot <= 0.0 || r.output <= 1 || per_token <= slo_tpot);
-    good += ok ? 1 : 0;
+    if (r.output > 1) tpot.push_back((r.finish - r.first_token) / (r.output - 1));
+    good += meets_slo(r) ? 1 : 0;
   }
   p.ttft = serving::latency_stats(ttft);
   p.tpot = serving::latency_stats(tpot);
   p.e2e = serving::latency_stats(e2e);
   const double span = run.end - run.first_arrival;
-  p.requests = static_cast<int>(run.requests.size());
+  p.requests = static_cast<int>(n);
   p.dropped = run.dropped;
   p.makespan = Seconds(span);
-  if (span > 0.0) {
-    p.output_tokens_per_s = output_tokens / span;
-    p.requests_per_s = served / span;
-    p.goodput_requests_per_s = good / span;
+  // Throughput. Without warm-up: everything served over the run. With it: the completions
+  // within a measurement window, per second of the window, as a benchmark client counts the
+  // requests completed in its measurement windows (perf_analyzer: completions / window duration).
+  // The window opens at the first measured request's arrival and closes at a later arrival, all
+  // clients busy in between (after their simultaneous start, before the drain at the end). In a
+  // closed loop request warmup + k arrives at the (k+1)-th completion, so closing it c x m
+  // arrivals later spans m whole rounds of the c clients (c x m completions): a window cut
+  // mid-round would count a partial round of completions that arrive in clusters.
+  const std::size_t round = w.arrivals == ArrivalProcess::closed_loop ? static_cast<std::size_t>(std::max(w.concurrency, 1)) : 1;
+  const std::size_t last = warmup > 0 ? warmup + (n - 1 - warmup) / round * round : 0;
+  const double window_start = warmup > 0 ? run.requests[warmup].arrival : 0.0;
+  const double window_end = warmup > 0 ? run.requests[last].arrival : 0.0;
+  if (warmup > 0 && window_end > window_start) {
+    double window_tokens = 0.0;
+    int completions = 0;
+    int good_completions = 0;
+    for (const serving::RequestState& r : run.requests) {
+      if (r.dropped || r.finish <= window_start || r.finish > window_end) continue;
+      window_tokens += r.output;
+      ++completions;
+      good_completions += meets_slo(r) ? 1 : 0;
+    }
+    const double length = window_end - window_start;
+    p.output_tokens_per_s = window_tokens / length;
+    p.requests_per_s = completions / length;
+    p.goodput_requests_per_s = good_completions / length;
+  } else if (span > 0.0) {
+    // No warm-up, or not one whole round after it: everything served over the run.
+    double all_tokens = 0.0;
+    int all_served = 0;
+    int all_good = 0;
+    for (const serving::RequestState& r : run.requests) {
+      if (r.dropped || r.finish < 0.0) continue;
+      all_tokens += r.output;
+      ++all_served;
+      all_good += meets_slo(r) ? 1 : 0;
+    }
+    p.output_tokens_per_s = all_tokens / span;
+    p.requests_per_s = all_served / span;
+    p.goodput_requests_per_s = all_good / span;
   }
   p.slo_attainment = served > 0 ? static_cast<double>(good) / served : 0.0;
   const double window = run.last_arrival - run.first_arrival;
@@ -300,6 +343,17 @@ InferencePrediction predict_serving(const Scenario& scenario, StepCostModel& ste
   if (offline) {
     p.notes.emplace_back("offline run: every request arrives in one burst, so the throughput is the configuration's "
                          "capacity");
+  }
+  if (warmup > 0) {
+    const std::string throughput =
+        window_end > window_start
+            ? fmt::format("throughput counts the completions between the arrivals of requests {} and {}", warmup + 1, last + 1)
+            : std::string("throughput counts every request (no whole round of the clients follows the warm-up)");
+    p.notes.emplace_back(fmt::format(
+        "warm-up: the first {} requests{} are served but left out of the latency statistics, and {} "
+        "(warmup_requests: 0 counts every request)",
+        warmup, w.arrivals == ArrivalProcess::closed_loop && w.warmup_requests < 0 ? " (the clients' simultaneous start)" : "",
+        throughput));
   }
   if (!p.fits) {
     p.notes.emplace_back(fmt::format("does not fit: weights, activations and buffers leave {:.2f} GiB per GPU for "

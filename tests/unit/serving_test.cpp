@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "simulator/collective_models.h"
+#include "simulator/diagnostics.h"
 #include "simulator/inference/inference_predictor.h"
 #include "simulator/inference/step_cost.h"
 #include "simulator/scenario_loader.h"
@@ -338,14 +339,14 @@ struct HandSchedule {
   std::unique_ptr<CollectiveModel> net = make_collective_model(default_collective_model(), scenario.system, CostParameters{});
   StepCostModel steps{scenario, *net, CostParameters{}, InferenceCostParameters{}};
 
-  serving::ServingRun run(serving::PrefillPacking packing, int max_batch_tokens) {
+  serving::ServingRun run(serving::PrefillPacking packing, int max_batch_tokens, int requests = 4) {
     serving::ServingSetup setup;
     setup.cost = &steps;
     setup.scheduler.prefill = packing;
     setup.scheduler.max_batch_tokens = max_batch_tokens;
     setup.engines.push_back({serving::EngineRole::mixed, 100000});
     setup.closed_loop_concurrency = 2;
-    std::vector<serving::RequestSpec> stream(4, serving::RequestSpec{0.0, 3000, 3});
+    std::vector<serving::RequestSpec> stream(static_cast<std::size_t>(requests), serving::RequestSpec{0.0, 3000, 3});
     return serving::simulate_serving(stream, setup);
   }
   // An iteration of `decodes` sequences attending over `context` tokens in all, beside whole
@@ -394,6 +395,97 @@ TEST_CASE("whole-prompt packing: a prompt that does not fit what is left of the 
   // The successors queue behind each other's prefill: B' waits for A''s whole prompt.
   CHECK(run.requests[3].arrival == doctest::Approx(it1 + it2 + it3 + it4));
   CHECK(ttft(run.requests[3]) == doctest::Approx(it5 + it6));
+}
+
+TEST_CASE("closed loop: the clients' simultaneous start is warm-up, left out of the latency statistics") {
+  // The hand schedule above: two clients, 3000-token prompts, 3 output tokens, budget 4096.
+  // Requests 0 and 1 arrive together at the start and queue behind each other's prompt; 2 and 3
+  // arrive as clients are freed. By default a closed loop's first `concurrency` requests are
+  // warm-up (ServingWorkload::warmup_requests), so the statistics are those of requests 2 and 3.
+  HandSchedule h;
+  const serving::ServingRun run = h.run(serving::PrefillPacking::whole, 4096);
+  const std::string base = "arrivals: closed-loop, concurrency: 2, requests: 4, input_len: 3000, output_len: 3, "
+                           "max_batch_tokens: 4096, chunked_prefill: false";
+  const InferencePrediction steady = predict_inference(serving_scenario(base), quick());
+  CHECK(steady.warmup_requests == 2);
+  CHECK(steady.ttft.mean.value() == doctest::Approx((ttft(run.requests[2]) + ttft(run.requests[3])) / 2.0));
+  CHECK(steady.e2e.mean.value() == doctest::Approx((run.requests[2].finish - run.requests[2].arrival +
+                                                    run.requests[3].finish - run.requests[3].arrival) / 2.0));
+  // warmup_requests: 0 counts every request, the start-up burst included.
+  const InferencePrediction all = predict_inference(serving_scenario(base + ", warmup_requests: 0"), quick());
+  CHECK(all.warmup_requests == 0);
+  double sum = 0.0;
+  for (const serving::RequestState& r : run.requests) sum += ttft(r);
+  CHECK(all.ttft.mean.value() == doctest::Approx(sum / 4.0));
+}
+
+TEST_CASE("closed loop: with the warm-up left out, the statistics do not depend on how many requests are simulated") {
+  // 16 clients with 3000-token prompts under an 8192-token budget without chunking: two prompts
+  // fit an iteration, so of the 16 that start together the last two get their first token after 8.
+  // Counted, that burst weighs 16/N in an N-request mean and the mean falls as N grows; left out,
+  // a short and a long run report the same steady state.
+  const std::string base =
+      "arrivals: closed-loop, concurrency: 16, input_len: 3000, output_len: 200, chunked_prefill: false, ";
+  const InferencePrediction short_run = predict_inference(serving_scenario(base + "requests: 64"), quick());
+  const InferencePrediction long_run = predict_inference(serving_scenario(base + "requests: 640"), quick());
+  CHECK(short_run.ttft.mean.value() == doctest::Approx(long_run.ttft.mean.value()).epsilon(0.02));
+  CHECK(short_run.tpot.mean.value() == doctest::Approx(long_run.tpot.mean.value()).epsilon(0.02));
+  CHECK(short_run.output_tokens_per_s == doctest::Approx(long_run.output_tokens_per_s).epsilon(0.02));
+  const InferencePrediction short_all =
+      predict_inference(serving_scenario(base + "requests: 64, warmup_requests: 0"), quick());
+  const InferencePrediction long_all =
+      predict_inference(serving_scenario(base + "requests: 640, warmup_requests: 0"), quick());
+  CHECK(short_all.ttft.mean.value() > 1.1 * long_all.ttft.mean.value());
+  CHECK(short_all.ttft.mean.value() > 1.1 * short_run.ttft.mean.value());
+}
+
+TEST_CASE("closed loop: throughput counts the completions of whole rounds of the clients") {
+  // Two clients, eight requests: request 2 + k arrives at the (k+1)-th completion. The window
+  // opens at request 2's arrival (completion 1) and closes c x floor((8 - 1 - 2) / c) = 4 arrivals
+  // later, at request 6's (completion 5): completions 2..5, two rounds of both clients.
+  HandSchedule h;
+  const serving::ServingRun run = h.run(serving::PrefillPacking::whole, 4096, 8);
+  const double open = run.requests[2].arrival;
+  const double close = run.requests[6].arrival;
+  int completions = 0;
+  for (const serving::RequestState& r : run.requests) completions += r.finish > open && r.finish <= close ? 1 : 0;
+  CHECK(completions == 4);
+  const InferencePrediction p = predict_inference(
+      serving_scenario("arrivals: closed-loop, concurrency: 2, requests: 8, input_len: 3000, output_len: 3, "
+                       "max_batch_tokens: 4096, chunked_prefill: false"),
+      quick());
+  CHECK(p.requests_per_s == doctest::Approx(4.0 / (close - open)));
+  CHECK(p.output_tokens_per_s == doctest::Approx(4.0 * 3.0 / (close - open)));
+  // One client: every round is one request, so throughput is its output over its latency.
+  const InferencePrediction one = predict_inference(
+      serving_scenario("arrivals: closed-loop, concurrency: 1, requests: 20, input_len: 2000, output_len: 100"), quick());
+  CHECK(one.output_tokens_per_s == doctest::Approx(100.0 / one.e2e.mean.value()).epsilon(1e-9));
+}
+
+TEST_CASE("warmup_requests must leave a request to measure, and a written scenario keeps it") {
+  const auto error_of = [](const std::string& inference) {
+    try {
+      serving_scenario(inference);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error_of("arrival_rate: 1/s, requests: 10, input_len: 10, output_len: 10, warmup_requests: 10")
+            .find("warm-up would leave no request to measure") != std::string::npos);
+  CHECK(error_of("arrival_rate: 1/s, requests: 10, input_len: 10, output_len: 10, warmup_requests: -1") != "");
+  CHECK(error_of("arrival_rate: 1/s, requests: 10, input_len: 10, output_len: 10, warmup_requests: 9") == "");
+  // Open loops count every request unless told otherwise.
+  CHECK(predict_inference(serving_scenario("arrival_rate: 1/s, requests: 10, input_len: 10, output_len: 10"), quick())
+            .warmup_requests == 0);
+  const Scenario written = parse_scenario(
+      write_scenario_yaml(serving_scenario("arrival_rate: 1/s, requests: 10, input_len: 10, output_len: 10, warmup_requests: 3")),
+      "written.yaml");
+  CHECK(written.inference().serving.warmup_requests == 3);
+  const Scenario unset = parse_scenario(
+      write_scenario_yaml(serving_scenario("arrivals: closed-loop, concurrency: 4, requests: 10, input_len: 10, output_len: 10")),
+      "written.yaml");
+  CHECK(unset.inference().serving.warmup_requests == -1);
 }
 
 TEST_CASE("an iteration whose decodes preempted admits no waiting request") {
