@@ -7,8 +7,15 @@
 
 namespace stepcast {
 
+double saved_gemm_input_bytes(const LayerShape& s) {
+  const bool quantized = s.compute == DataType::fp8 || s.compute == DataType::mxfp8 || s.compute == DataType::nvfp4;
+  return quantized && s.kernels == KernelFusion::fused ? bytes_per_element(s.compute) : s.activation_bytes;
+}
+
 LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute, RecomputeModules modules) {
   const double e = s.activation_bytes;
+  const double g = saved_gemm_input_bytes(s);  // a GEMM input kept for the weight gradient
+  const bool quantized = g != e;
   const double T = s.tokens();   // s b
   const double Tn = s.norm_tokens();
   const double t = s.t();
@@ -26,19 +33,29 @@ LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute
   const bool attention_input_dropped = dropped(RecomputeModule::layernorm) && s.mla.has_value();
   const bool mlp_input_dropped = (dropped(RecomputeModule::layernorm) && s.moe_layer) ||
                                  (dropped(RecomputeModule::mlp) && !s.moe_layer);
-  const double gemm_inputs = e * Tn * h * ((attention_input_dropped ? 0.0 : 1.0) + (mlp_input_dropped ? 0.0 : 1.0));
+  // The attention input is kept by its GEMMs (quantized: one copy per consuming GEMM, two with
+  // MLA's q and kv down-projections); a dense MLP's input by FC1, a MoE layer's by the 16-bit
+  // router (and, quantized, once more by the shared experts' FC1 below).
+  const double attention_input = quantized ? g * (s.mla ? 2.0 : 1.0) : e;
+  const double mlp_input = s.moe_layer ? e : g;
+  const double gemm_inputs = Tn * h * ((attention_input_dropped ? 0.0 : attention_input) + (mlp_input_dropped ? 0.0 : mlp_input));
   const double masks = mask * Tn * h * 2.0;                  // attention-output and MLP dropout masks
   // Attention: Q, K, V and the projection's input, split across TP ranks. MLA also keeps its
   // latents (replicated on every TP rank): the q and kv down-projection outputs (the norms'
   // inputs) and the normed latents (the up-projections' inputs).
+  // The projection's input is the attention output: one 16-bit tensor shared by the flash kernel
+  // (its backward reads O) and the projection; quantized, the projection keeps its own copy.
+  const double projection_bytes = quantized ? (s.flash_attention ? e : 0.0) + g : e;
   double qkv = e * T * (s.q_width() / t + 2.0 * kv_per_rank);
-  double projection_input = e * T * s.q_width() / t;
+  double projection_input = projection_bytes * T * s.q_width() / t;
   if (s.mla) {
     const MlaWidths w = mla_widths(s);
     const double q_latent = s.mla->q_lora_rank;
     const double up_projected = dropped(RecomputeModule::mla_up_proj) ? 0.0 : e * T * (2.0 * w.q + w.v);
-    qkv = up_projected + e * T * (2.0 * q_latent + w.latent + s.mla->kv_lora_rank);
-    projection_input = e * T * w.v;
+    // Down-projection outputs (the latent norms' inputs) in 16 bits; the normed latents are the
+    // up-projections' GEMM inputs.
+    qkv = up_projected + e * T * (q_latent + w.latent) + g * T * (q_latent + s.mla->kv_lora_rank);
+    projection_input = projection_bytes * T * w.v;
   }
   // QK-norm keeps its inputs, the projected queries and keys before the norm (Transformer Engine's
   // RMSNorm saves x and one FP32 rstd per row; the attention keeps the normed, rotated ones above).
@@ -46,14 +63,18 @@ LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute
   // MLP: the activation's input and output; for a MoE layer, the router's FP32 probabilities, the
   // tokens the local experts received (their FC1 input), the experts' activation input and output
   // on those tokens, and the shared experts' as a dense MLP.
-  double mlp_inner = dropped(RecomputeModule::mlp) ? 0.0 : e * T * (s.fc1_width() / t + s.ffn / t);
+  // The activation's input (FC1's output) is 16-bit; its output is FC2's GEMM input.
+  double mlp_inner = dropped(RecomputeModule::mlp) ? 0.0 : T * (e * s.fc1_width() / t + g * s.ffn / t);
   if (s.moe_layer) {
     const MoeRouting r = moe_routing(s);
     const double gated = s.mlp == MlpKind::swiglu ? 2.0 : 1.0;
-    const double activation_output = dropped(RecomputeModule::moe_act) ? 0.0 : e * r.rows * r.expert_ffn;
-    const double shared = dropped(RecomputeModule::shared_experts) ? 0.0 : e * T * (gated + 1.0) * r.shared_ffn;
+    const double activation_output = dropped(RecomputeModule::moe_act) ? 0.0 : g * r.rows * r.expert_ffn;
+    const double shared_input = quantized && r.shared_ffn > 0.0 ? g * Tn * h : 0.0;
+    const double shared = dropped(RecomputeModule::shared_experts)
+                              ? 0.0
+                              : shared_input + T * (e * gated + g) * r.shared_ffn;
     mlp_inner = dropped(RecomputeModule::moe) ? 0.0
-                                              : 4.0 * r.tokens * s.moe.experts + e * r.rows * (h + gated * r.expert_ffn) +
+                                              : 4.0 * r.tokens * s.moe.experts + r.rows * (g * h + e * gated * r.expert_ffn) +
                                                     activation_output + shared;
   }
   double core = 0.0;

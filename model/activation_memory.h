@@ -24,6 +24,19 @@
 // and the shared experts' activations. Context parallelism divides everything by cp through the
 // layer shape (seq = seq_len / cp: each rank keeps its own chunks; ring attention does not keep
 // the K/V blocks it receives, it re-circulates them in the backward).
+//
+// Quantized compute (FP8, MXFP8, NVFP4) under Transformer Engine keeps each GEMM's input for the
+// weight gradient as the quantized copy the forward made, column-wise usage only, instead of a
+// 16-bit one (saved_gemm_input_bytes): TE linear.py, layernorm_linear.py and grouped_linear.py
+// discard the row-wise data of the quantized input ("not needed in backward pass") and save it;
+// older TE (1.x) saved the FP8 transpose. So the QKV input, the attention projection input, a
+// dense MLP's FC1 and FC2 inputs and the experts' FC1 input (the token copies) and FC2 input (the
+// activation output) cost bytes_per_element(compute) each; tensors that are no GEMM's input stay
+// 16-bit: the norm inputs, Q/K/V and the output the flash kernel keeps (so a quantized projection
+// input costs the kernel's 16-bit output plus the linear's quantized copy), the activation
+// function's input, and the router's input (Megatron-Core's router GEMM is not quantized). With
+// MLA the input norm's output feeds two down-projections, each keeping its own quantized copy;
+// with shared experts the pre-MLP norm's output is also quantized by their FC1.
 
 #include "model/layer_shape.h"
 #include "model/parallel.h"
@@ -35,6 +48,11 @@ struct LayerActivations {
   Bytes stored;          // kept between forward and backward for one micro-batch
   Bytes attention_core;  // the part of `stored` selective recomputation drops (s x s scores)
 };
+
+// Bytes per element of a GEMM input kept for the backward: the compute format's under quantized
+// compute with fused (Transformer Engine) kernels, else activation_bytes. PyTorch eager FP8
+// (torchao Float8Linear) is not modelled as quantizing its saved inputs.
+double saved_gemm_input_bytes(const LayerShape& shape);
 
 // Activations one TP rank keeps for one layer and one micro-batch. Under selective recomputation,
 // `modules` (Megatron-Core's recompute_modules, model/parallel.h) says which regions keep nothing

@@ -296,9 +296,9 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   const LayerCosts& moe_costs = plan.moe_costs;
   // FP8 recipes that keep the first and last layers in BF16: those layers priced in BF16.
   const int edge = precision.edge_layers_in_bf16();
+  LayerShape bf16_shape = shape;
+  bf16_shape.compute = DataType::bf16;
   if (edge > 0) {
-    LayerShape bf16_shape = shape;
-    bf16_shape.compute = DataType::bf16;
     LayerCostInputs bf16_inputs = cost_inputs;
     bf16_inputs.shape = &bf16_shape;
     plan.edge_costs = layer_costs(bf16_inputs);
@@ -313,6 +313,8 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   };
   const LayerActivations layer_activation = activations(shape);
   const LayerActivations moe_activation = plan.has_moe ? activations(plan.moe_shape) : layer_activation;
+  // A layer kept in BF16 under FP8 saves 16-bit GEMM inputs (model/activation_memory.h).
+  const LayerActivations edge_activation = edge > 0 ? activations(bf16_shape) : layer_activation;
 
   // --- 2. Stages -------------------------------------------------------------------------------
   // Layers by model position (the route's order), then by virtual stage: DualPipe's two chunks of a
@@ -380,7 +382,8 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
       m_backward[i] += (pass_total(e.layer_backward) - layer_backward) * k;
       m_weight_gradient[i] += (e.layer_backward.weight_gradient - costs.layer_backward.weight_gradient) * k;
     }
-    m_activations[i] = layer_activation.stored * n + moe_activation.stored * nm;
+    m_activations[i] = layer_activation.stored * n + moe_activation.stored * nm +
+                       (edge_activation.stored - layer_activation.stored) * plan.edge_layers[i];
     if (plan.is_first(vs)) {
       m_forward[i] += pass_total(costs.embedding_forward);
       m_backward[i] += pass_total(costs.embedding_backward);

@@ -105,6 +105,39 @@ TEST_CASE("mixed precision keeps 18 bytes per parameter and ZeRO divides states 
   CHECK(zero3.total().value() == doctest::Approx(18e9 / dp));
 }
 
+TEST_CASE("under FP8 compute a layer keeps each GEMM input as its quantized copy: sbh 29/t instead of 34/t") {
+  // Transformer Engine saves the quantized input of every GEMM for the weight gradient (linear.py:
+  // the row-wise data is discarded, the column-wise copy saved). Of Korthikanti's 34 bytes per
+  // sbh/t (175B, tp 8 + SP, flash, dropout), the QKV input (2), FC1's input (2) and FC2's input
+  // (the 4h GELU output, 8) become 1, 1 and 4 bytes; the projection's input, the attention output
+  // the flash kernel keeps in 16 bits (2), gains the linear's FP8 copy (1). 34 - 1 - 1 - 4 + 1 = 29.
+  const PaperConfig c = kPaperConfigs[1];
+  LayerShape shape = shape_of(c, true, true);
+  const double sbh = 2048.0 * 1 * c.hidden;
+  const double t = c.tp;
+  REQUIRE(layer_activation_bytes(shape, Recompute::none).stored.value() == doctest::Approx(sbh * 34 / t));
+  shape.compute = DataType::fp8;
+  CHECK(saved_gemm_input_bytes(shape) == 1.0);
+  CHECK(layer_activation_bytes(shape, Recompute::none).stored.value() == doctest::Approx(sbh * 29 / t));
+  // MXFP8 adds one E8M0 scale per 32 elements to each quantized copy: 22 + 7 (1 + 1/32).
+  shape.compute = DataType::mxfp8;
+  CHECK(layer_activation_bytes(shape, Recompute::none).stored.value() ==
+        doctest::Approx(sbh * (22 + 7 * (1 + 1.0 / 32)) / t));
+  // Without the flash kernel the attention output is only the projection's input, kept as its
+  // FP8 copy alone: 34 - 1 - 1 - 4 - 1 = 27 (the s x s scores aside).
+  LayerShape unfused = shape_of(c, true, false);
+  unfused.compute = DataType::fp8;
+  const LayerActivations a = layer_activation_bytes(unfused, Recompute::none);
+  CHECK(a.stored.value() - a.attention_core.value() == doctest::Approx(sbh * 27 / t));
+  // PyTorch eager FP8 is not modelled as quantizing what it saves.
+  LayerShape eager = shape_of(c, true, true);
+  eager.kernels = KernelFusion::eager;
+  const double eager_bf16 = layer_activation_bytes(eager, Recompute::none).stored.value();
+  eager.compute = DataType::fp8;
+  CHECK(saved_gemm_input_bytes(eager) == 2.0);
+  CHECK(layer_activation_bytes(eager, Recompute::none).stored.value() == doctest::Approx(eager_bf16));
+}
+
 TEST_CASE("GPT-3 175B has 175 billion parameters") {
   TransformerSpec m;
   m.layers = 96;

@@ -196,6 +196,32 @@ TEST_CASE("a MoE layer keeps the router probabilities and its experts' rows as a
   CHECK(d == doctest::Approx(expected_extra));
 }
 
+TEST_CASE("under FP8 a MoE layer keeps its token copies and expert activation outputs as one byte each") {
+  // Mixtral 8x7B, tp = ep = 1, b s = T = 4096 tokens, top-2: the experts' FC1 input (2T x h) and
+  // FC2 input (2T x f, the SwiGLU output) are GEMM inputs TE's GroupedLinear saves quantized
+  // (grouped_linear.py: column-wise usage only), 1 byte instead of 2; the SwiGLU input (2T x 2f)
+  // and the router's input stay 16-bit. Attention: the QKV input loses T h, the projection's input
+  // gains the linear's T h copy (q_width = h). So FP8 keeps 2T (h + f) bytes less.
+  const TransformerSpec& m = catalog_model("mixtral-8x7b");
+  LayerShape moe = moe_layer_shape(shape_of(m, 1, 1, 1, false));
+  const double bf16 = layer_activation_bytes(moe, Recompute::none).stored.value();
+  moe.compute = DataType::fp8;
+  const double fp8 = layer_activation_bytes(moe, Recompute::none).stored.value();
+  const double T = 4096;
+  CHECK(bf16 - fp8 == doctest::Approx(2 * T * (4096 + 14336)));
+  // Recomputing moe_act drops the activation output: 2T f bytes under FP8 (2 x 2T f in BF16).
+  RecomputeModules act = RecomputeModules::empty();
+  act.add(RecomputeModule::moe_act);
+  CHECK(fp8 - layer_activation_bytes(moe, Recompute::selective, act).stored.value() ==
+        doctest::Approx(2 * T * 14336));
+  // A shared expert keeps its SwiGLU input (2 x 2f, 16-bit) and output (f, FP8) per token, and
+  // its FC1 quantizes the pre-MLP norm output once more (h): T (5 f + h) bytes.
+  LayerShape shared = moe;
+  shared.moe.shared_experts = 1;
+  CHECK(layer_activation_bytes(shared, Recompute::none).stored.value() - fp8 ==
+        doctest::Approx(T * (5 * 14336 + 4096)));
+}
+
 // --- Placement and the prediction ---------------------------------------------------------------
 
 TEST_CASE("expert parallelism is priced: all-to-alls exposed, hidden by ep_comm_overlap, experts' states on edp") {
