@@ -12,7 +12,9 @@ BytesPerParameter bytes_per_parameter(const PrecisionConfig& precision) {
   if (quantized) b.weights += fp8_weight_copy_bytes(precision);
   b.gradients = bytes_per_element(precision.grads);
   const double state = bytes_per_element(precision.optimizer);
-  b.optimizer_states = (precision.master_weights ? state : 0.0) + 2.0 * state;
+  const double master = precision.master_remainders ? kMasterRemainderBytesPerParameter : state;
+  const double moment = bytes_per_element(precision.moments.value_or(precision.optimizer));
+  b.optimizer_states = (precision.master_weights ? master : 0.0) + 2.0 * moment;
   return b;
 }
 

@@ -6,6 +6,10 @@
 // BF16/FP16 mixed precision: 2 + 4 + (4 + 4 + 4) = 18 (DESIGN.md "Memory"; ZeRO paper Sec. 3.1
 // counts 16 with 16-bit gradients). Pure FP32/TF32: 4 + 4 + 8 = 16. FP8 (Transformer Engine)
 // keeps BF16 weights plus an FP8 copy and its transpose: 2 more bytes (fp8_weight_copy_bytes).
+// Megatron-Core's precision-aware optimizer keeps the moments in `moments` format (BF16 in the
+// DeepSeek-V3 recipes: 2 + 2 bytes) and, with store_param_remainders, the FP32 master copy as the
+// 2 bytes the BF16 weights lack: master 2 + moments 4 = 6 bytes of optimizer state instead of 12
+// (PrecisionConfig::moments, master_remainders).
 // ZeRO stage 1 (Megatron's distributed optimizer) divides the optimizer states by dp, stage 2
 // also the gradients, stage 3 (FSDP) also the weights (Rajbhandari et al. 2020, Fig. 1).
 
@@ -36,6 +40,9 @@ BytesPerParameter bytes_per_parameter(const PrecisionConfig& precision);
 // scales. With FP8 parameters (`params: fp8`, Megatron's --fp8-param-gather) the weights are the
 // FP8 copy; only the transpose is added.
 inline constexpr double kFp8TransposeBytesPerParameter = 1.0;
+// Bytes per parameter of an FP32 master copy stored as remainders: FP32's 4 bytes less the 2 the
+// BF16 weight already holds (Megatron-Core OptimizerConfig.store_param_remainders).
+inline constexpr double kMasterRemainderBytesPerParameter = 4.0 - 2.0;
 double fp8_weight_copy_bytes(const PrecisionConfig& precision);
 
 // States of `parameters` parameters (one GPU's model-parallel shard) under ZeRO `zero` over a

@@ -9,6 +9,8 @@
 // Inference scenarios use `params` as the stored weight format (int8/int4 weight-only, fp8 W8A8)
 // and `kv_cache` for the cache.
 
+#include <optional>
+
 #include "model/datatype.h"
 
 namespace stepcast {
@@ -22,6 +24,16 @@ struct PrecisionConfig {
   DataType optimizer = DataType::fp32;  // master weights and Adam moments
   DataType kv_cache = DataType::bf16;   // inference KV cache
   bool master_weights = true;           // a separate FP32 master copy (false for pure FP32)
+  // Adam's two moments (exp_avg, exp_avg_sq) in a format of their own: Megatron-Core's
+  // precision-aware optimizer (--use-precision-aware-optimizer, OptimizerConfig.exp_avg_dtype and
+  // exp_avg_sq_dtype; megatron/core/optimizer/optimizer_config.py). Unset: `optimizer`'s format.
+  std::optional<DataType> moments;
+  // The FP32 master copy kept as the 16 bits the BF16 weights lack (Megatron-Core
+  // OptimizerConfig.store_param_remainders, default True, effective under the precision-aware
+  // optimizer with BF16 weights and FP32 main params: "store the 16-bit FP32 parameter remainders
+  // in the optimizer state, excluding the 16 bits shared with the BF16 parameters"): 2 bytes per
+  // parameter instead of 4. The loader accepts it only with params bf16 and optimizer fp32.
+  bool master_remainders = false;
   bool loss_scaling = false;            // FP16 dynamic loss scaling
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;
   // Transformer layers at each end of the model kept in BF16 under a quantized compute format.

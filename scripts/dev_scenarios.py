@@ -66,7 +66,18 @@ One rule per field, the same for every row (never tuned per row):
                gpt_oss/gpt_oss_llm_pretrain.py set_gpt_oss_common_configs @0501207b95db,
                llama/llama31_llm_pretrain.py set_llama31_common_configs @0013c9a8ed4d,
                deepseek/deepseek_llm_pretrain.py set_deepseek_v3_common_configs). Llama 3 paper
-               rows keep FP32 gradients.
+               rows keep FP32 gradients. Megatron-Bridge DeepSeek-V3 rows use the precision-aware
+               optimizer with BF16 moments and FP32 main params (moments: bf16): the model recipe
+               every DeepSeek-V3 performance config starts from sets use_precision_aware_optimizer
+               = True, main_params_dtype float32, exp_avg_dtype and exp_avg_sq_dtype bfloat16
+               ("Match old recipe optimizer dtype behavior",
+               src/megatron/bridge/recipes/deepseek/deepseek_v3.py _deepseek_v3_common
+               @05d003fb8985; the same in the dry-run dump
+               scripts/performance/dryrun_configs/deepseek/deepseek_v3_pretrain_gb200_nvfp4_v1.yaml
+               @a9497c6b1cad, with store_param_remainders: true). With BF16 weights the FP32
+               master is then kept as its 16-bit remainder (master_remainders: true;
+               Megatron-Core OptimizerConfig.store_param_remainders, default True); FP8 weights
+               keep the full FP32 master.
   routing      force-balanced (the MoE rows' notes): load_imbalance 1, dropless.
   reference    derived.iteration_time_s where the row derives it (Megatron-Bridge:
                global_batch x seq_len / (tokens/s/GPU x GPUs)); Llama 3 rows give TFLOP/s per
@@ -176,7 +187,12 @@ def precision(row):
         keys = ["compute: fp8"]
     else:
         keys = ["compute: bf16"]
-    return "{" + ", ".join(keys + ["grads: bf16"]) + "}"
+    keys.append("grads: bf16")
+    if model_key(row) == "deepseek-v3":
+        keys.append("moments: bf16")
+        if "params: fp8" not in keys:
+            keys.append("master_remainders: true")
+    return "{" + ", ".join(keys) + "}"
 
 
 def scenario(row):

@@ -643,8 +643,8 @@ std::optional<PrecisionConfig> read_precision(Reader& ctx, const YamlValue& v, b
     return shorthand(*parse_datatype(*word));
   }
   const MapReader r(ctx.sink, v.node, v.path, v.where,
-                    {"compute", "params", "grads", "optimizer", "kv_cache", "fp8_scaling", "master_weights",
-                     "loss_scaling", "bf16_edge_layers"});
+                    {"compute", "params", "grads", "optimizer", "moments", "kv_cache", "fp8_scaling",
+                     "master_weights", "master_remainders", "loss_scaling", "bf16_edge_layers"});
   if (!r.is_mapping()) return std::nullopt;
   std::vector<std::string> compute_formats = {"fp32", "tf32", "fp16", "bf16", "fp8", "mxfp8", "nvfp4"};
   if (!training) compute_formats.push_back("int8");
@@ -667,11 +667,22 @@ std::optional<PrecisionConfig> read_precision(Reader& ctx, const YamlValue& v, b
   if (auto t = format("params", weight_formats)) p.params = *t;
   if (auto t = format("grads", state_formats)) p.grads = *t;
   if (auto t = format("optimizer", state_formats)) p.optimizer = *t;
+  if (auto t = format("moments", state_formats)) p.moments = *t;
   if (auto t = format("kv_cache", {"fp32", "fp16", "bf16", "fp8", "int8"})) p.kv_cache = *t;
   if (auto x = r.enumeration<Fp8Scaling>("fp8_scaling")) p.fp8_scaling = *x;
   if (auto x = r.integer("bf16_edge_layers")) p.bf16_edge_layers = static_cast<int>(*x);
   if (auto x = r.boolean("master_weights")) p.master_weights = *x;
   if (auto x = r.boolean("loss_scaling")) p.loss_scaling = *x;
+  if (auto x = r.boolean("master_remainders")) {
+    p.master_remainders = *x;
+    const auto value = r.get("master_remainders");
+    if (*x && (p.params != DataType::bf16 || p.optimizer != DataType::fp32 || !p.master_weights)) {
+      ctx.sink.error(value->where, value->path,
+                     "master_remainders needs BF16 weights and an FP32 master copy (params: bf16, optimizer: fp32, "
+                     "master_weights: true): it stores the 16 bits of the FP32 master the BF16 weight lacks",
+                     "");
+    }
+  }
   return p;
 }
 

@@ -271,10 +271,12 @@ void write_precision(Writer& w, const PrecisionConfig& p) {
   w.enumeration(2, "params", p.params);
   w.enumeration(2, "grads", p.grads);
   w.enumeration(2, "optimizer", p.optimizer);
+  if (p.moments) w.enumeration(2, "moments", *p.moments);
   w.enumeration(2, "kv_cache", p.kv_cache);
   w.enumeration(2, "fp8_scaling", p.fp8_scaling);
   w.boolean(2, "master_weights", p.master_weights);
   w.boolean(2, "loss_scaling", p.loss_scaling);
+  if (p.master_remainders) w.boolean(2, "master_remainders", p.master_remainders);
   if (p.bf16_edge_layers >= 0) w.integer(2, "bf16_edge_layers", p.bf16_edge_layers);
 }
 

@@ -138,6 +138,26 @@ TEST_CASE("under FP8 compute a layer keeps each GEMM input as its quantized copy
   CHECK(layer_activation_bytes(eager, Recompute::none).stored.value() == doctest::Approx(eager_bf16));
 }
 
+TEST_CASE("the precision-aware optimizer keeps BF16 moments and the FP32 master as a 16-bit remainder: 6 bytes") {
+  // Megatron-Core OptimizerConfig: exp_avg_dtype = exp_avg_sq_dtype = bf16 (2 + 2 bytes) and
+  // store_param_remainders (the FP32 master's 2 bytes the BF16 weight lacks): 2 + 2 + 2 = 6
+  // instead of 4 + 4 + 4 = 12; weights and gradients unchanged.
+  PrecisionConfig p = precision_shorthand(DataType::bf16);
+  p.grads = DataType::bf16;
+  p.moments = DataType::bf16;
+  BytesPerParameter per = bytes_per_parameter(p);
+  CHECK(per.optimizer_states == 8.0);  // FP32 master 4 + BF16 moments 2 + 2
+  p.master_remainders = true;
+  per = bytes_per_parameter(p);
+  CHECK(per.optimizer_states == 6.0);
+  CHECK(per.weights == 2.0);
+  CHECK(per.gradients == 2.0);
+  // ZeRO-1 (the distributed optimizer) shards the 6 bytes over dp.
+  CHECK(model_state_bytes(1e9, p, 1, 8).optimizer_states.value() == doctest::Approx(6e9 / 8));
+  // Unset moments follow `optimizer`: the 12 bytes of Megatron's default mixed precision.
+  CHECK(bytes_per_parameter(precision_shorthand(DataType::bf16)).optimizer_states == 12.0);
+}
+
 TEST_CASE("GPT-3 175B has 175 billion parameters") {
   TransformerSpec m;
   m.layers = 96;

@@ -337,6 +337,25 @@ parallel: {tp: 2, ep: 3}
        "t.yaml:5:23: error: parallel.ep: ep (3) does not divide model experts (8)");
 }
 
+TEST_CASE("the precision-aware optimizer's keys load, write back, and master_remainders needs BF16 weights") {
+  const std::string base = R"(schema_version: 1
+model: deepseek-v3
+system: {preset: gb200-nvl72, gpus: 256}
+training: {seq_len: 4096, global_batch: 4096}
+parallel: {tp: 1, pp: 8, ep: 32, expert_tp: 1, vpp: 4, first_stage_layers: 1, last_stage_layers: 0, zero: 1}
+precision: {compute: mxfp8, grads: bf16, moments: bf16, master_remainders: true}
+)";
+  const Scenario s = parse_scenario(base, "t.yaml");
+  REQUIRE(s.precision.moments.has_value());
+  CHECK(*s.precision.moments == DataType::bf16);
+  CHECK(s.precision.master_remainders);
+  CHECK(parse_scenario(write_scenario_yaml(s), s.source) == s);
+  CHECK(errors_of(base, {parse_override("precision.params=fp8")}) ==
+        "t.yaml:6:76: error: precision.master_remainders: master_remainders needs BF16 weights and an FP32 master "
+        "copy (params: bf16, optimizer: fp32, master_weights: true): it stores the 16 bits of the FP32 master the "
+        "BF16 weight lacks");
+}
+
 TEST_CASE("a scenario using every optional field writes back to an equal scenario") {
   const Scenario training = parse_scenario(R"(schema_version: 1
 name: everything
