@@ -62,6 +62,15 @@
 // micro-batch 4, global batch 512) at 20.9 s against 21.77 s measured and GPT-OSS-120B (64 GPUs,
 // EP 64, micro-batch 2) at 4.76 s against 4.30 s, so the shortfall belongs to the Megatron-Bridge
 // recipes' path (all-to-all dispatcher, pipeline, FP8 current scaling: not separable from these rows).
+//
+// Memory: seven rows that ran were predicted not to fit. Transformer Engine keeps a quantized
+// GEMM's input for the weight gradient as its FP8/MXFP8 copy (model/activation_memory.h
+// saved_gemm_input_bytes), and the DeepSeek-V3 recipe's precision-aware optimizer keeps BF16
+// moments and the FP32 master as a 16-bit remainder, 6 bytes instead of 12 (PrecisionConfig::
+// moments, master_remainders; scripts/dev_scenarios.py). Peak GB per GPU, before -> after: B200
+// Qwen3-235B MXFP8 201.5 -> 179.2 (of 180), GB200 DeepSeek-V3 MXFP8 208.6 -> 175.4 (of 186),
+// GB200 Qwen3-30B MXFP8 188.5 -> 171.5 (of 186), H100 Qwen3-30B FP8-CS 25.11 89.0 -> 80.3 (of
+// 85.5): these four now fit; step times unchanged. Three still do not (the fit test's list).
 
 #include <doctest/doctest.h>
 
@@ -90,6 +99,7 @@ struct Row {
   double error = 0.0;  // predicted / reference - 1
   bool moe = false;
   bool cp = false;
+  bool fits = true;
   TimeBreakdown time;
 };
 
@@ -126,9 +136,15 @@ const std::vector<Row>& rows() {
       r.moe = sc.model.is_moe();
       r.cp = sc.parallel.cp > 1;
       r.time = p.time;
+      r.fits = p.fits;
+      char fit[80] = "";
+      if (!p.fits) {
+        std::snprintf(fit, sizeof fit, "  (does not fit: %.1f of %.1f GB)", p.memory.peak.value() / 1e9,
+                      sc.system.gpu.memory.value() / 1e9);
+      }
       std::printf("%-48s %9.3f %9.3f %+7.1f%% %6.3f %8.3f %8.3f %8.3f%s\n", r.id.c_str(), r.reference_s, r.predicted_s,
                   100.0 * r.error, p.mfu, p.bubble_fraction, p.time.ep_comm_exposed.value(),
-                  p.time.cp_comm_exposed.value(), p.fits ? "" : "  (does not fit)");
+                  p.time.cp_comm_exposed.value(), fit);
       out.push_back(r);
     }
     double sum = 0.0;
@@ -198,6 +214,26 @@ TEST_CASE("development-set MoE and CP rows: regression guard") {
     CAPTURE(r.id);
     REQUIRE(measured.count(r.id) == 1);
     CHECK(std::fabs(r.error - measured.at(r.id)) <= 0.10);
+  }
+}
+
+TEST_CASE("every development-set row ran, so each fits in its GPU's memory but three with unknown memory settings") {
+  // Every row is a published measurement, so its configuration fit. The model predicts so for all
+  // but three rows, whose memory settings the public record does not give for the row's layout
+  // (scripts/dev_scenarios.py keeps recompute: none without a layout-matched recipe):
+  //   B200 GPT-OSS 120B BF16 (EP 8, micro-batch 4): every stored GPT-OSS B200/H100 recipe sets
+  //     recompute_modules [layernorm, moe_act], but with EP 64, not the row's 8.
+  //   H100 GPT-OSS 120B 25.11 (PP 4, micro-batch 4): the stored H100 recipe has micro-batch 1.
+  //   Llama 3 405B CP 16 at 128K: the paper states no recomputation and no virtual stages.
+  // A memory term that drifts up (or down past these three) changes this list.
+  const std::map<std::string, bool> misses = {
+      {"mbridge2511_b200_gpt_oss_120b_bf16_64gpu", true},
+      {"mbridge2511_h100_gpt_oss_120b_bf16_64gpu", true},
+      {"llama3_405b_t4_16384gpu_cp16_seq131072", true},
+  };
+  for (const Row& r : rows()) {
+    CAPTURE(r.id);
+    CHECK(r.fits == (misses.count(r.id) == 0));
   }
 }
 
