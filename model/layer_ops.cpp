@@ -514,6 +514,7 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.expert_tp = model.is_moe() ? std::max(parallel.expert_tensor_parallel(), 1) : 1;
   s.cp = std::max(parallel.cp, 1);
   s.cp_kind = parallel.cp_kind;
+  s.ep_dispatcher = parallel.ep_dispatcher;
   s.window = model.sliding_window;
   s.windowed_fraction = model.windowed_layer_fraction();
   return s;

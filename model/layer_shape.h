@@ -49,6 +49,7 @@ struct LayerShape {
   MoeSpec moe;                        // moe.ffn_hidden resolved (> 0 for a MoE model)
   int ep = 1;                         // expert-parallel ranks (model/placement.h)
   int expert_tp = 1;                  // tensor parallelism inside the experts
+  ExpertDispatcher ep_dispatcher = ExpertDispatcher::alltoall;  // how tokens reach the experts
   int cp = 1;                         // context-parallel ranks: seq above is seq_len / cp
   ContextParallelKind cp_kind = ContextParallelKind::ring;
   // Sliding-window attention: the window in tokens (0: none) and the share of layers using it.

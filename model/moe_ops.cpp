@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <vector>
 
 #include "model/layer_ops.h"
 #include "model/op_builders.h"
@@ -140,6 +141,85 @@ bool moe_forward_host_sync(const LayerShape& s) {
 
 Bytes moe_all_to_all_bytes(const LayerShape& s) {
   return Bytes(moe_routing(s).sent * s.hidden * s.activation_bytes);
+}
+
+namespace {
+
+// C(n - a, k) / C(n, k): k distinct draws from n all miss `a` marked items.
+double all_miss(double n, double a, int k) {
+  double p = 1.0;
+  for (int i = 0; i < k; ++i) {
+    const double num = n - a - i;
+    if (num <= 0.0) return 0.0;
+    p *= num / (n - i);
+  }
+  return p;
+}
+
+// log C(n, k) for 0 <= k <= n.
+double log_choose(double n, double k) { return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0); }
+
+}  // namespace
+
+double expected_distinct_bins(const MoeSpec& moe, int bins) {
+  const int E = moe.experts;
+  const int k = moe.top_k;
+  assert(bins >= 1 && bins <= E && k >= 1 && k <= E);
+  const bool limited = moe.group_limited() && moe.router_group_topk < moe.router_groups;
+  const int G = limited ? moe.router_groups : 1;
+  const int M = limited ? moe.router_group_topk : 1;
+  assert(E % G == 0 && M <= G);
+  const int group_size = E / G;
+  const double S = static_cast<double>(M) * group_size;  // eligible experts once the groups are picked
+  assert(k <= S);
+  const double log_subsets = log_choose(G, M);
+  double expected = 0.0;
+  for (int j = 0; j < bins; ++j) {
+    const int lo = static_cast<int>(static_cast<long long>(j) * E / bins);
+    const int hi = static_cast<int>(static_cast<long long>(j + 1) * E / bins);
+    // Overlaps of bin j with the groups it meets (contiguous groups of group_size experts).
+    std::vector<int> overlaps;
+    for (int g = lo / group_size; g * group_size < hi; ++g) {
+      overlaps.push_back(std::min(hi, (g + 1) * group_size) - std::max(lo, g * group_size));
+    }
+    const int r = static_cast<int>(overlaps.size());
+    const int width = hi - lo;
+    // count[c][a]: subsets of c of the r overlapping groups whose overlaps sum to a.
+    std::vector<std::vector<double>> count(static_cast<std::size_t>(r + 1),
+                                           std::vector<double>(static_cast<std::size_t>(width + 1), 0.0));
+    count[0][0] = 1.0;
+    for (int o : overlaps) {
+      for (int c = r - 1; c >= 0; --c) {
+        for (int a = width - o; a >= 0; --a) count[c + 1][a + o] += count[c][a];
+      }
+    }
+    double miss = 0.0;
+    for (int c = 0; c <= std::min(r, M); ++c) {
+      if (M - c > G - r) continue;  // the other picks must come from the G - r groups outside bin j
+      const double weight = std::exp(log_choose(G - r, M - c) - log_subsets);
+      for (int a = 0; a <= width; ++a) {
+        if (count[c][a] > 0.0) miss += count[c][a] * weight * all_miss(S, a, k);
+      }
+    }
+    expected += 1.0 - miss;
+  }
+  return expected;
+}
+
+DeepEpBytes moe_deepep_bytes(const LayerShape& s, const GroupLayout& ep_group) {
+  const MoeRouting r = moe_routing(s);
+  const double n = std::max(ep_group.size, 1);
+  const int domains = std::clamp(ep_group.nodes, 1, static_cast<int>(n));
+  const double per_domain = n / domains;
+  const double token_bytes = r.tokens * r.load * s.hidden * s.activation_bytes;
+  DeepEpBytes b;
+  if (domains > 1) {
+    b.network = Bytes(token_bytes * expected_distinct_bins(s.moe, domains) * (domains - 1.0) / domains);
+  }
+  if (per_domain > 1.0) {
+    b.nvlink = Bytes(token_bytes * expected_distinct_bins(s.moe, static_cast<int>(n)) * (per_domain - 1.0) / per_domain);
+  }
+  return b;
 }
 
 Bytes moe_expert_tp_bytes(const LayerShape& s) {

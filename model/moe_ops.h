@@ -40,6 +40,7 @@
 
 #include <string_view>
 
+#include "model/collective.h"
 #include "model/layer_shape.h"
 #include "model/op.h"
 #include "model/units.h"
@@ -80,6 +81,48 @@ void push_moe_backward(OpList& ops, const LayerShape& shape);
 // per-rank send buffer, sent x h x activation bytes (tokens dispatched in 16 bits; the share that
 // stays on the rank is the (n-1)/n the collective model takes out).
 Bytes moe_all_to_all_bytes(const LayerShape& shape);
+// DeepEP's normal (high-throughput) kernels and HybridEP, the flex dispatcher's backends
+// (ExpertDispatcher::deepep; deepseek-ai/DeepEP docs/legacy.md "Normal kernels with NVLink and RDMA
+// forwarding"; DeepSeek-V3 report arXiv:2412.19437 Sec. 3.2.2): a token bound for experts on
+// another NVLink domain crosses the network once per destination domain, to the GPU of its own
+// local rank there, which forwards it over NVLink to each GPU of that domain holding one of the
+// token's experts; GPUs of its own domain get it over NVLink directly; a GPU holding several of
+// the token's experts gets it once. The combine mirrors the dispatch (the same bytes back, the
+// expert outputs reduced per token on the way), and the backward runs the two the other way round.
+// Per rank and dispatch, with T tokens x load (the busiest rank's share, as above), h x
+// activation bytes per token, an EP group of n ranks over N domains of n/N ranks each:
+//   network  T x D(N) x (N - 1)/N                the distinct remote domains a token reaches
+//   NVLink   T x D(n) x (n/N - 1)/(n/N)          the distinct GPUs a token reaches, less those
+//                                                reached at the receiving rank itself
+// where D(B) is the expected number of distinct bins, of B equal contiguous bins of the experts,
+// that a token's top_k experts fall into under uniform routing within the router's group limit
+// (expected_distinct_bins). The own domain's share (1/N) and the own GPU's (N/n) are the same
+// for every destination bin, so these hold on average over the ranks of the group.
+struct DeepEpBytes {
+  Bytes network;  // sent over this rank's NIC share
+  Bytes nvlink;   // sent (and forwarded) over this rank's NVLink
+};
+DeepEpBytes moe_deepep_bytes(const LayerShape& shape, const GroupLayout& ep_group);
+
+// Expected number of distinct bins hit by one token's top_k experts, the experts split into `bins`
+// equal contiguous bins (E/bins each: the experts of one GPU, or of one NVLink domain, of the EP
+// group; Megatron-Core places experts contiguously by EP rank). Uniform routing: the token picks
+// moe.router_group_topk of moe.router_groups groups uniformly (all experts in one group without
+// a limit), then top_k distinct experts uniformly among the S experts of the picked groups.
+// Derivation (linearity of expectation over bins):
+//   E[D] = sum_j P(bin j hit) = sum_j (1 - P(no chosen expert in bin j))
+// Given the picked groups, a_j experts of bin j are eligible, and the k experts drawn without
+// replacement from S miss all of them with probability C(S - a_j, k) / C(S, k) (the
+// hypergeometric zero term). a_j = sum over picked groups g of o_jg = |bin j n group g|; each set
+// of M groups is equally likely (1 / C(G, M)), so P(miss_j) sums C(S - a, k)/C(S, k) over the
+// subsets by their overlap a, counted by a small dynamic program over the groups bin j overlaps
+// (the others only count through C(G - r, M - c)). Closed forms it reduces to:
+//   no limit                  E[D] = B (1 - C(E - E/B, k) / C(E, k))
+//   groups = bins (one group  E[D] = B (M/G) (1 - C(S - E/B, k) / C(S, k)),  S = M E / G
+//   per bin, as DeepSeek-V3's 8 groups on 8 nodes: at most M = 4 nodes per token)
+// Requires 1 <= bins <= experts, and a valid group limit (simulator/spec_readers checks it).
+double expected_distinct_bins(const MoeSpec& moe, int bins);
+
 // The expert-TP all-gather of the received tokens before the experts (and the reduce-scatter of
 // their outputs after): rows x h x activation bytes, 0 without expert TP.
 Bytes moe_expert_tp_bytes(const LayerShape& shape);

@@ -40,6 +40,14 @@ struct RecomputeModules {
 };
 // How context-parallel ranks exchange keys and values (model/context_parallel.h).
 enum class ContextParallelKind { ring, ulysses, all_gather };
+// How MoE layers move tokens to their experts over the EP group (model/moe_ops.h prices both):
+//   alltoall  Megatron-Core's all-to-all token dispatcher (--moe-token-dispatcher-type alltoall):
+//             every routed token copy sent on its own, over NCCL's all-to-all
+//   deepep    the flex dispatcher (--moe-token-dispatcher-type flex) with DeepEP's normal kernels
+//             or NVIDIA's HybridEP (--moe-flex-dispatcher-backend deepep | hybridep,
+//             megatron/core/transformer/moe/fused_a2a.py): each token crosses the network once
+//             per destination NVLink domain and is forwarded over NVLink to the GPUs there
+enum class ExpertDispatcher { alltoall, deepep };
 
 // Whether `recompute` with `modules` recomputes `module` (the modules act only under selective).
 constexpr bool recomputes_module(Recompute recompute, RecomputeModules modules, RecomputeModule module) {
@@ -70,6 +78,7 @@ struct ParallelConfig {
   RecomputeModules recompute_modules;
   Offload offload = Offload::none;
   ContextParallelKind cp_kind = ContextParallelKind::ring;
+  ExpertDispatcher ep_dispatcher = ExpertDispatcher::alltoall;
 
   // Overlap switches (Megatron-Core flag names in comments); the defaults are Megatron's
   // recommended production settings.

@@ -40,8 +40,15 @@ struct MoeSpec {
   double capacity_factor = 0.0;
   double load_imbalance = 1.0;    // dropless: the busiest rank's per-expert load over the mean
   int first_dense_layers = 0;     // leading layers with a dense MLP (DeepSeek-V3: 3)
+  // Group-limited routing (DeepSeek-V3 report Sec. 2.1.2 "node-limited routing"; Megatron-Core
+  // --moe-router-num-groups / --moe-router-group-topk; Hugging Face n_group / topk_group): the
+  // experts split into router_groups equal contiguous groups, each token first picks
+  // router_group_topk groups, then its top_k experts inside them. 0 / 0: no limit.
+  int router_groups = 0;
+  int router_group_topk = 0;
 
   [[nodiscard]] bool is_moe() const { return experts > 1; }
+  [[nodiscard]] bool group_limited() const { return router_groups > 1 && router_group_topk > 0; }
   bool operator==(const MoeSpec&) const = default;
 };
 

@@ -68,6 +68,12 @@ struct EnumTable<ContextParallelKind> {
 };
 
 template <>
+struct EnumTable<ExpertDispatcher> {
+  static constexpr std::array values = {std::pair{ExpertDispatcher::alltoall, std::string_view("alltoall")},
+                                        std::pair{ExpertDispatcher::deepep, std::string_view("deepep")}};
+};
+
+template <>
 struct EnumTable<MlpKind> {
   static constexpr std::array values = {std::pair{MlpKind::gelu, std::string_view("gelu")},
                                         std::pair{MlpKind::swiglu, std::string_view("swiglu")}};

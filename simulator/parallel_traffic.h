@@ -2,9 +2,12 @@
 // The expert-parallel and context-parallel traffic of one layer and micro-batch, and how much of
 // it stays on the critical path (PassTime::ep_exposed, PassTime::cp_exposed).
 //
-// Expert parallelism (MoE layers with ep > 1 or expert_tp > 1; Megatron-Core's all-to-all token
-// dispatcher): forward, a dispatch and a combine all-to-all on the EP group of the busiest rank's
-// send buffer (model/moe_ops.h: b s/t x top_k x load x h x 2 bytes each), with expert_tp > 1 an
+// Expert parallelism (MoE layers with ep > 1 or expert_tp > 1): forward, a dispatch and a combine
+// on the EP group. Megatron-Core's all-to-all token dispatcher (parallel.ep_dispatcher alltoall)
+// sends the busiest rank's buffer as two all-to-alls (model/moe_ops.h: b s/t x top_k x load x h x
+// 2 bytes each); the flex dispatcher with DeepEP or HybridEP (deepep) sends each token once per
+// destination NVLink domain over the network and forwards it over NVLink (moe_deepep_bytes), the
+// slower of the two legs setting each exchange's time. With expert_tp > 1 an
 // all-gather of the received tokens before the experts and a reduce-scatter after them on the
 // expert-TP group; the backward moves the gradients the same way (two all-to-alls, the conjugate
 // collectives). Exposure: all of it by default — the dispatcher waits for each collective before

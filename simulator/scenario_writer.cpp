@@ -83,6 +83,8 @@ void write_model(Writer& w, const TransformerSpec& m) {
   w.real(2, "capacity_factor", m.moe.capacity_factor);
   w.real(2, "load_imbalance", m.moe.load_imbalance);
   w.integer(2, "first_dense_layers", m.moe.first_dense_layers);
+  if (m.moe.router_groups > 0) w.integer(2, "router_groups", m.moe.router_groups);  // written when set
+  if (m.moe.router_group_topk > 0) w.integer(2, "router_group_topk", m.moe.router_group_topk);
   w.integer(2, "sliding_window", m.sliding_window);
   w.integer(2, "full_attention_every", m.full_attention_every);
   if (m.mla) {
@@ -258,6 +260,8 @@ void write_parallel(Writer& w, const ParallelConfig& p) {
   if (!p.recompute_modules.is_default()) w.value(2, "recompute_modules", recompute_modules_text(p.recompute_modules));
   w.enumeration(2, "offload", p.offload);
   w.enumeration(2, "cp_kind", p.cp_kind);
+  // Written when set: files from before the setting stay as they were.
+  if (p.ep_dispatcher != ExpertDispatcher::alltoall) w.enumeration(2, "ep_dispatcher", p.ep_dispatcher);
   w.boolean(2, "overlap_grad_reduce", p.overlap_grad_reduce);
   w.boolean(2, "overlap_param_gather", p.overlap_param_gather);
   w.boolean(2, "tp_comm_overlap", p.tp_comm_overlap);

@@ -54,7 +54,7 @@ const std::vector<std::string>& model_field_keys() {
       "layers",  "hidden",     "heads",          "kv_heads",       "head_dim",        "ffn_hidden",
       "vocab",   "mlp",        "norm",           "position",       "tied_embeddings", "linear_bias",    "dropout",     "qk_norm",     "experts",
       "top_k",   "moe_ffn_hidden", "shared_experts", "capacity_factor", "load_imbalance", "first_dense_layers",
-      "mla",     "sliding_window", "full_attention_every"};
+      "router_groups", "router_group_topk", "mla",     "sliding_window", "full_attention_every"};
   return keys;
 }
 
@@ -187,6 +187,8 @@ void read_model_fields(const MapReader& r, TransformerSpec& m) {
   if (auto v = r.real("capacity_factor", {0.0, false})) m.moe.capacity_factor = *v;  // 0: dropless
   if (auto v = r.real("load_imbalance", {1.0, false})) m.moe.load_imbalance = *v;
   if (auto v = r.integer("first_dense_layers", kNonNegative)) m.moe.first_dense_layers = to_int(*v);
+  if (auto v = r.integer("router_groups", kNonNegative)) m.moe.router_groups = to_int(*v);
+  if (auto v = r.integer("router_group_topk", kNonNegative)) m.moe.router_group_topk = to_int(*v);
   if (auto v = r.integer("sliding_window", kNonNegative)) m.sliding_window = to_int(*v);
   if (auto v = r.integer("full_attention_every", kNonNegative)) m.full_attention_every = to_int(*v);
   if (auto v = r.get("mla")) {
@@ -228,6 +230,25 @@ void check_model(DiagnosticSink& sink, const std::string& path, const Transforme
   if (m.moe.top_k > m.moe.experts) {
     sink.error_at(at("top_k"), "top_k (" + std::to_string(m.moe.top_k) + ") exceeds experts (" +
                                    std::to_string(m.moe.experts) + ")");
+  }
+  const MoeSpec& moe = m.moe;
+  if ((moe.router_groups > 0) != (moe.router_group_topk > 0)) {
+    sink.error_at(at(moe.router_groups > 0 ? "router_group_topk" : "router_groups"),
+                  "group-limited routing needs both router_groups and router_group_topk (Megatron-Core "
+                  "--moe-router-num-groups and --moe-router-group-topk); give both or neither");
+  } else if (moe.router_groups > 0 && moe.is_moe()) {
+    const auto n = [](int v) { return std::to_string(v); };
+    if (moe.experts % moe.router_groups != 0) {
+      sink.error_at(at("router_groups"), "router_groups (" + n(moe.router_groups) + ") must divide experts (" +
+                                             n(moe.experts) + ")");
+    } else if (moe.router_group_topk > moe.router_groups) {
+      sink.error_at(at("router_group_topk"), "router_group_topk (" + n(moe.router_group_topk) +
+                                                 ") exceeds router_groups (" + n(moe.router_groups) + ")");
+    } else if (moe.top_k > moe.router_group_topk * (moe.experts / moe.router_groups)) {
+      sink.error_at(at("router_group_topk"),
+                    "top_k (" + n(moe.top_k) + ") exceeds the experts of router_group_topk groups (" +
+                        n(moe.router_group_topk) + " x " + n(moe.experts / moe.router_groups) + ")");
+    }
   }
   if (m.moe.first_dense_layers > m.layers) {
     sink.error_at(at("first_dense_layers"), "first_dense_layers (" + std::to_string(m.moe.first_dense_layers) +

@@ -109,6 +109,8 @@ std::vector<std::string> auto_values(const std::string& key, const Scenario& bas
     return enum_spellings<KernelFusion>();
   } else if (key == "parallel.cp_kind") {
     return enum_spellings<ContextParallelKind>();
+  } else if (key == "parallel.ep_dispatcher") {
+    return enum_spellings<ExpertDispatcher>();
   } else if (key == "precision" && base.is_training()) {
     std::vector<std::string> words;
     for (DataType t : {DataType::fp32, DataType::tf32, DataType::fp16, DataType::bf16, DataType::fp8}) {

@@ -16,7 +16,7 @@ enum class Field {
   tp, pp, dp, cp, ep, expert_tp, vpp, first_stage_layers, last_stage_layers, zero, sequence_parallel,
   overlap_grad_reduce, overlap_param_gather, tp_comm_overlap, ep_comm_overlap, schedule, recompute, recompute_layers,
   recompute_modules,
-  offload, cp_kind, seq_len, global_batch, micro_batch, kernels, gpus, precision
+  offload, cp_kind, ep_dispatcher, seq_len, global_batch, micro_batch, kernels, gpus, precision
 };
 enum class Kind { integer, boolean, word, module_list };
 
@@ -48,6 +48,7 @@ constexpr FastKey kFastKeys[] = {
     {"parallel.recompute_modules", Field::recompute_modules, Kind::module_list},
     {"parallel.offload", Field::offload, Kind::word},
     {"parallel.cp_kind", Field::cp_kind, Kind::word},
+    {"parallel.ep_dispatcher", Field::ep_dispatcher, Kind::word},
     {"training.seq_len", Field::seq_len, Kind::integer},
     {"training.global_batch", Field::global_batch, Kind::integer},
     {"training.micro_batch", Field::micro_batch, Kind::integer},
@@ -117,6 +118,7 @@ std::optional<long long> decode(const FastKey& k, const std::string& text) {
         case Field::recompute: return enum_index<Recompute>(s);
         case Field::offload: return enum_index<Offload>(s);
         case Field::cp_kind: return enum_index<ContextParallelKind>(s);
+        case Field::ep_dispatcher: return enum_index<ExpertDispatcher>(s);
         case Field::kernels: return enum_index<KernelFusion>(s);
         case Field::precision: {
           // Training one-word precisions (the loader's list for training scenarios).
@@ -157,6 +159,7 @@ void apply(Field f, long long v, Scenario& sc) {
     case Field::recompute_modules: p.recompute_modules.bits = static_cast<unsigned>(v); break;
     case Field::offload: p.offload = enum_at<Offload>(v); break;
     case Field::cp_kind: p.cp_kind = enum_at<ContextParallelKind>(v); break;
+    case Field::ep_dispatcher: p.ep_dispatcher = enum_at<ExpertDispatcher>(v); break;
     case Field::seq_len: std::get<TrainingWorkload>(sc.workload).seq_len = i; break;
     case Field::global_batch: std::get<TrainingWorkload>(sc.workload).global_batch = i; break;
     case Field::micro_batch: std::get<TrainingWorkload>(sc.workload).micro_batch = i; break;

@@ -107,6 +107,12 @@ std::vector<FieldSpec> editor_fields(const Scenario& s, const Catalog& catalog) 
                       "Data parallel replicas; auto = gpus / (tp x pp x cp)", 0, 1 << 20, "auto"));
   f.push_back(integer("parallel.cp", "&CP", P, p.cp, "GPUs", "Context parallel degree", 1, 1024));
   if (m.is_moe()) f.push_back(integer("parallel.ep", "EP", P, p.ep, "GPUs", "Expert parallel degree", 1, 1024));
+  if (m.is_moe()) {
+    f.push_back(choice("parallel.ep_dispatcher", "EP dispatcher", P, q(enum_name(p.ep_dispatcher)),
+                       spellings<ExpertDispatcher>(),
+                       "How MoE tokens reach their experts: alltoall (one copy per routed expert) or deepep "
+                       "(DeepEP/HybridEP: once per NVLink domain, then forwarded over NVLink)"));
+  }
   f.push_back(integer("parallel.vpp", "&VPP", P, p.vpp, "chunks",
                       "Model chunks per pipeline rank (interleaved 1F1B when > 1)", 1, 1024));
   f.push_back(boolean("parallel.sequence_parallel", "Sequence parallel", P, p.sequence_parallel,
