@@ -21,7 +21,8 @@ One rule per field, the same for every row (never tuned per row):
                NVFP4); other families only through a matching recipe (RECIPES below).
                expert_tp 1 (the MoE recipes' expert-tensor-parallel size; Megatron-MoE best
                practice), recomputation by the `recompute` rule below (the rows state none), the all-to-all dispatcher without
-               --overlap-moe-expert-parallel-comm (not stated). Llama 3 rows: FSDP without
+               --overlap-moe-expert-parallel-comm (not stated; the `dispatcher` rule below for rows
+               with a matching recipe). Llama 3 rows: FSDP without
                resharding after the forward (Llama 3 paper Sec. 3.3.2) reduces gradients and
                gathers parameters once per step, which is the distributed optimizer's traffic:
                ZeRO-1; context parallelism by all-gathering K and V (Sec. 3.3.2): cp_kind
@@ -51,6 +52,26 @@ One rule per field, the same for every row (never tuned per row):
                @01b2977e518f). The recipes' versions read are newer than some rows (the DeepSeek-V3
                file names the hybridep dispatcher, after 25.09): the layout match is the evidence
                that the row ran that config, not proof.
+  dispatcher   ep_dispatcher: deepep where the row's matching recipe (RECIPES, the `recompute`
+               rule's layout match) runs Megatron-Core's flex token dispatcher with DeepEP or
+               HybridEP (moe_token_dispatcher_type flex, moe_flex_dispatcher_backend deepep or
+               hybridep); alltoall otherwise (Megatron-Core's default). Read: DeepSeek-V3 H100
+               25.09: deepseek/deepseek_llm_pretrain.py @013284246bc0
+               deepseek_v3_h100_1024gpus_fp8_config calls the recipe with enable_deepep=True, which
+               applies DeepEP's flex dispatcher (src/megatron/bridge/recipes/deepseek/deepseek_v3.py
+               @05d003fb8985 apply_deepep); DeepSeek-V3 B200 and GB200 25.11: their
+               WorkloadBaseConfigs set moe_flex_dispatcher_backend="hybridep"
+               (deepseek_workload_base_configs.py @042641823051), copied onto the recipe's model
+               (deepseek_llm_pretrain.py @69655bff2dfb), whose deepseek_v3_pretrain_config ends with
+               apply_flex_dispatcher_backend (flex dispatcher; deepseek_v3.py @355cef457010);
+               Qwen3-30B-A3B GB200 FP8-MX: QWEN3_30B_A3B_PRETRAIN_CONFIG_GB200_FP8_MX_V1 sets
+               hybridep (qwen3_workload_base_configs.py @01b2977e518f) and
+               qwen/qwen3_llm_pretrain.py qwen3_30b_a3b_pretrain_config_gb200 sets
+               moe_token_dispatcher_type "flex" with that backend (code index id 19629787215). The
+               Qwen3-235B H100 recipes set moe_token_dispatcher_type "alltoall"; the GPT-OSS
+               configs (@1e7adfa90b18) name no backend: alltoall. HybridEP on GB200 spans the
+               72-GPU NVLink domain (MNNVL), which is the system's NVLink domain
+               (gb200-nvl72 nvlink_domain_gpus 72), so the deepep pricing's domains are racks there.
   precision    FP8-CS -> fp8 with current scaling; FP8-MX -> mxfp8; FP8 -> fp8 (on H100 in a
                Megatron-Bridge row: current scaling, the only FP8 recipe its performance scripts
                define for H100: the *_H100_FP8_CS_* configs of
@@ -122,17 +143,27 @@ RECIPES = {
         # The same layout in deepseek/parallelism_configs.py @013284246bc0
         # (DEEPSEEK_V3_H100_1024GPUS_FP8_CS_PARALLEL_CONFIG), whose deepseek_llm_pretrain.py
         # deepseek_v3_h100_1024gpus_fp8_config calls set_moe_a2a_overlap_overrides
-        # (overlap_moe_expert_parallel_comm = True) and sets overlap_grad_reduce = False.
-        {"ep_comm_overlap": True, "overlap_grad_reduce": False}),
+        # (overlap_moe_expert_parallel_comm = True) and sets overlap_grad_reduce = False, and builds
+        # the recipe with enable_deepep=True (H100_V1 above: moe_flex_dispatcher_backend="hybridep").
+        {"ep_comm_overlap": True, "overlap_grad_reduce": False, "ep_dispatcher": "deepep"}),
     "mbridge2511_b200_deepseekv3_fp8-mx_256gpu": (
         "DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V1 (= B200_V1)",
         MBRIDGE + "deepseek/deepseek_workload_base_configs.py @042641823051",
-        (256, 1, 16, 1, 8, None, 1, 2048), ["mla_up_proj"], {}),
+        (256, 1, 16, 1, 8, None, 1, 2048), ["mla_up_proj"],
+        {"ep_dispatcher": "deepep"}),  # B200_V1: moe_flex_dispatcher_backend="hybridep"
     "mbridge2511_gb200_deepseekv3_bf16_256gpu": (
         "DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_BF16_V2",
         MBRIDGE + "deepseek/deepseek_workload_base_configs.py @042641823051",
-        (256, 1, 4, 1, 64, 4, 1, 4096), ["mla_up_proj"], {}),
+        (256, 1, 4, 1, 64, 4, 1, 4096), ["mla_up_proj"],
+        {"ep_dispatcher": "deepep"}),  # GB200_V1: moe_flex_dispatcher_backend="hybridep"
     # Qwen3 configs set no recompute_modules (set_qwen3_common_configs: recompute_granularity None).
+    "mbridge2511_gb200_qwen3_30b_a3b_fp8-mx_8gpu": (
+        "QWEN3_30B_A3B_PRETRAIN_CONFIG_GB200_FP8_MX_V1",
+        MBRIDGE + "qwen/qwen3_workload_base_configs.py @01b2977e518f",
+        (8, 1, 1, 1, 8, None, 4, 512), None,
+        # moe_flex_dispatcher_backend="hybridep"; qwen/qwen3_llm_pretrain.py
+        # qwen3_30b_a3b_pretrain_config_gb200 sets moe_token_dispatcher_type = "flex".
+        {"ep_dispatcher": "deepep"}),
     "mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu": (
         "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1",
         MBRIDGE + "qwen/qwen3_workload_base_configs.py @01b2977e518f",
@@ -253,8 +284,8 @@ def scenario(row):
             lines.append(f"  recompute_modules: [{', '.join(modules)}]")
         else:
             lines.append("  recompute: none")
-        for key, on in settings.items():
-            lines.append(f"  {key}: {'true' if on else 'false'}")
+        for key, v in settings.items():
+            lines.append(f"  {key}: {v if isinstance(v, str) else ('true' if v else 'false')}")
     else:
         lines.append("  recompute: none")
     lines.append(f"precision: {precision(row)}")

@@ -10,7 +10,7 @@
 // TFLOP/s.
 //
 // Tolerances: the issue's bar (10% mean absolute error, 20% on any row) is reported by cases
-// allowed to fail while the model misses it (it does: mean 24.7% over the 20 rows, see the
+// allowed to fail while the model misses it (it does: mean 26.1% over the 20 rows, see the
 // guard's table); a regression guard fails when any row drifts 10 points from its recorded error.
 // The table was moved by pricing Transformer Engine's per-expert GEMM loop, the experts' FP8
 // casts and the all-to-all dispatcher's host synchronization (model/moe_ops.h): mean 29.8% ->
@@ -46,7 +46,18 @@
 // synchronization leaves the GPU waiting on the host for the rest of a MoE forward of small
 // micro-batches: B200 Qwen3-30B-A3B (micro-batch 1, 16 local experts) -46.5% -> -14.6%, H100
 // Qwen3-30B-A3B 26.02 -55.5% -> -45.8%, B200 Qwen3-235B -20.8% -> -16.1%, B200 DeepSeek-V3
-// -29.0% -> -24.5%, four others under 1.2 points; 27.4% -> 24.7%. The MoE
+// -29.0% -> -24.5%, four others under 1.2 points; 27.4% -> 24.7%; then by the flex dispatcher
+// with DeepEP / HybridEP where the row's recipe runs it (parallel.ep_dispatcher deepep,
+// scripts/dev_scenarios.py `dispatcher` rule; model/moe_ops.h moe_deepep_bytes: each token crosses
+// the network once per destination node, DeepSeek-V3's node limit keeping it to 3.6 of 8 nodes on
+// average): DeepSeek-V3 H100 -19.9% -> -36.3% (its overlapped dispatch, 3.1 s exposed, now hides
+// entirely behind the other micro-batch's compute), B200 DeepSeek-V3 -24.5% -> -29.0%, GB200
+// DeepSeek-V3 BF16 -18.6% -> -19.6%, GB200 Qwen3-30B-A3B -9.7% -> -15.7%; 24.7% -> 26.1%. Fewer
+// bytes can only make these already too-fast rows faster; what they miss is not the dispatch's
+// bytes. Not modelled: the SMs the DeepEP/HybridEP kernels take from compute running beside them
+// (24 in DeepEP's examples, 32 in Megatron-Bridge's performance overrides, moe_hybridep_num_sms),
+// and the flex dispatcher's permutation after the dispatch in place of the all-to-all's before it
+// (priced as the all-to-all dispatcher's). The MoE
 // rows stay too fast (Qwen3-30B-A3B on H100 by 46-55%, GPT-OSS
 // by 18-51%), see the guard's table. What is still missing grows with the micro-batch's tokens
 // (per layer and micro-batch, reference minus prediction: GPT-OSS ~23 ms at 16K tokens, ~6 ms at
@@ -101,6 +112,7 @@ struct Row {
   bool cp = false;
   bool fits = true;
   TimeBreakdown time;
+  bool ep_overlap = false;  // parallel.ep_comm_overlap
 };
 
 double reference_step(const YAML::Node& row, const Scenario& sc) {
@@ -142,6 +154,7 @@ const std::vector<Row>& rows() {
         std::snprintf(fit, sizeof fit, "  (does not fit: %.1f of %.1f GB)", p.memory.peak.value() / 1e9,
                       sc.system.gpu.memory.value() / 1e9);
       }
+      r.ep_overlap = sc.parallel.ep_comm_overlap;
       std::printf("%-48s %9.3f %9.3f %+7.1f%% %6.3f %8.3f %8.3f %8.3f%s\n", r.id.c_str(), r.reference_s, r.predicted_s,
                   100.0 * r.error, p.mfu, p.bubble_fraction, p.time.ep_comm_exposed.value(),
                   p.time.cp_comm_exposed.value(), fit);
@@ -177,8 +190,9 @@ TEST_CASE("every MoE and CP row of the development set has a scenario that scrip
   for (const Row& r : rows()) {
     moe += r.moe ? 1 : 0;
     cp += r.cp ? 1 : 0;
-    // Each MoE row prices its expert all-to-alls, each CP row its K/V exchange, as components.
-    if (r.moe) CHECK_MESSAGE(r.time.ep_comm_exposed.value() > 0.0, r.id);
+    // Each MoE row prices its expert dispatch and combine as a component; a row that overlaps
+    // them with another micro-batch's compute may hide them entirely.
+    if (r.moe && !r.ep_overlap) CHECK_MESSAGE(r.time.ep_comm_exposed.value() > 0.0, r.id);
   }
   CHECK(moe == 16);
   CHECK(cp == 4);
@@ -190,17 +204,17 @@ TEST_CASE("development-set MoE and CP rows: regression guard") {
   // table). These are measurements of the model's error, not targets.
   const std::map<std::string, double> measured = {
       {"llama3_405b_t4_16384gpu_cp16_seq131072", +0.406},      // vpp unstated -> 1: 54% bubble
-      {"mbridge2509_h100_deepseekv3_fp8_1024gpu", -0.199},     // recipe overlaps the all-to-alls
-      {"mbridge2511_b200_deepseekv3_fp8-mx_256gpu", -0.245},
+      {"mbridge2509_h100_deepseekv3_fp8_1024gpu", -0.363},     // overlapped DeepEP dispatch, all hidden
+      {"mbridge2511_b200_deepseekv3_fp8-mx_256gpu", -0.290},   // HybridEP (this and the next two)
       {"mbridge2511_b200_gpt_oss_120b_bf16_64gpu", -0.512},
       {"mbridge2511_b200_llama31_405b_fp8-cs_128gpu", -0.120},
       {"mbridge2511_b200_qwen3_235b_a22b_fp8-mx_64gpu", -0.161},
       {"mbridge2511_b200_qwen3_30b_a3b_fp8-mx_8gpu", -0.146},
-      {"mbridge2511_gb200_deepseekv3_bf16_256gpu", -0.186},
+      {"mbridge2511_gb200_deepseekv3_bf16_256gpu", -0.196},
       {"mbridge2511_gb200_deepseekv3_fp8-mx_256gpu", -0.132},
       {"mbridge2511_gb200_gpt_oss_120b_bf16_64gpu", -0.346},
       {"mbridge2511_gb200_qwen3_235b_a22b_bf16_256gpu", -0.113},
-      {"mbridge2511_gb200_qwen3_30b_a3b_fp8-mx_8gpu", -0.097},
+      {"mbridge2511_gb200_qwen3_30b_a3b_fp8-mx_8gpu", -0.157},
       {"mbridge2511_h100_gpt_oss_120b_bf16_64gpu", -0.184},
       {"mbridge2511_h100_llama31_405b_fp8-cs_1024gpu", -0.145},
       {"mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu", -0.311},
