@@ -196,16 +196,18 @@ struct CostParameters {
   double dp_bucket_params = 40.0e6;
 
   // --- Optimizer step (memory-bound multi-tensor Adam) ------------------------------------------
-  // Bytes moved per parameter of the shard: read grad (4), master weight, m, v (12), write master,
-  // m, v (12), write the 16-bit model weight (2) = 30 (Megatron's FP32 Adam over main params,
-  // megatron/core/optimizer/optimizer.py). Grad-norm clipping reads grads once more (4).
-  double adam_bytes_per_param = 34.0;
+  // Bytes moved per parameter of the shard besides the optimizer states: read the FP32 main grad
+  // (4), write the 16-bit model weight (2) (Megatron's Adam over main params,
+  // megatron/core/optimizer/optimizer.py); grad-norm clipping reads the grads once more (4). The
+  // states are read and written once each in the format they are stored in
+  // (adam_state_traffic_bytes, model/model_states.h: 2 x 12 with FP32 master and moments, 34 in all).
+  double adam_grad_and_weight_bytes_per_param = 10.0;
   // FP16 dynamic loss scaling: unscale and inf/nan check read and write every grad (8 bytes)
   // (megatron/core/optimizer/optimizer.py, _unscale_main_grads_and_check_for_nan).
   double loss_scale_bytes_per_param = 8.0;
 
   // --- Offload (optimizer states to host memory, CPU Adam) ---------------------------------------
-  // The CPU optimizer step is bound by host DRAM: it moves adam_bytes_per_param per parameter at
+  // The CPU optimizer step is bound by host DRAM: it moves the same Adam traffic per parameter at
   // the host memory bandwidth each GPU's share of the CPUs gets. x86 hosts: a DGX H100's two Xeon
   // Platinum 8480C have 8 DDR5-4800 channels each (Intel ARK: 307.2 GB/s per socket), 614 GB/s
   // for 8 GPUs = 76.8 GB/s per GPU. Grace (GH200/GB200): 500 GB/s LPDDR5X per Grace (NVIDIA Grace
@@ -301,7 +303,8 @@ struct CostParameters {
     f("comm.tp_overlap_exposed_chunks", self.tp_overlap_exposed_chunks, "Wang et al. 2022");
     f("comm.sm_fraction", self.comm_sm_fraction, "DeepSeek-V3 report Sec. 3.2.2 (20 of 132 SMs)");
     f("comm.dp_bucket_params", self.dp_bucket_params, "Megatron-Core DDP bucket_size");
-    f("optimizer.adam_bytes_per_param", self.adam_bytes_per_param, "Megatron FP32 Adam traffic");
+    f("optimizer.adam_grad_and_weight_bytes_per_param", self.adam_grad_and_weight_bytes_per_param,
+      "Megatron Adam grad read, clipping read, 16-bit weight write");
     f("optimizer.loss_scale_bytes_per_param", self.loss_scale_bytes_per_param, "Megatron FP16 unscale");
     f("offload.host_dram_bandwidth_per_gpu_x86", self.host_dram_bandwidth_per_gpu_x86, "Intel ARK Xeon 8480C, DGX H100");
     f("offload.host_dram_bandwidth_per_gpu_grace", self.host_dram_bandwidth_per_gpu_grace, "NVIDIA Grace datasheet, GB200");

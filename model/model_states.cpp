@@ -30,6 +30,15 @@ double fp8_weight_copy_bytes(const PrecisionConfig& precision) {
   }
 }
 
+double adam_state_traffic_bytes(const PrecisionConfig& precision) {
+  const double moment = bytes_per_element(precision.moments.value_or(precision.optimizer));
+  double master = 2.0 * bytes_per_element(precision.master_weights ? precision.optimizer : precision.params);
+  if (precision.master_weights && precision.master_remainders) {
+    master = bytes_per_element(precision.optimizer) + kMasterRemainderBytesPerParameter;
+  }
+  return master + 2.0 * (2.0 * moment);
+}
+
 ModelStateBytes model_state_bytes(double parameters, const PrecisionConfig& precision, int zero, int dp) {
   const BytesPerParameter b = bytes_per_parameter(precision);
   const double shards = std::max(dp, 1);

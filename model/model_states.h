@@ -45,6 +45,15 @@ inline constexpr double kFp8TransposeBytesPerParameter = 1.0;
 inline constexpr double kMasterRemainderBytesPerParameter = 4.0 - 2.0;
 double fp8_weight_copy_bytes(const PrecisionConfig& precision);
 
+// Bytes of optimizer state the memory-bound Adam step reads and writes per parameter: each moment
+// read and written in its stored format; the master read and written in its form: FP32 4 + 4, as
+// remainders read as the full FP32 value (the BF16 weight and the 2-byte remainder, 4) and written
+// as the remainder (2) - the BF16 half is the model-weight write the step pays anyway
+// (Transformer Engine multi_tensor_adam_master_param_remainder, common/multi_tensor/adam.cu).
+// Without a master copy the step updates the stored weights in place (read + write in `params`).
+// Megatron's FP32 states: 2 x (4 + 4 + 4) = 24; BF16 moments over remainders: 4 + 2 + 2 x (2 + 2) = 14.
+double adam_state_traffic_bytes(const PrecisionConfig& precision);
+
 // States of `parameters` parameters (one GPU's model-parallel shard) under ZeRO `zero` over a
 // data-parallel group of `dp` ranks.
 ModelStateBytes model_state_bytes(double parameters, const PrecisionConfig& precision, int zero, int dp);

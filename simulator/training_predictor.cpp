@@ -462,7 +462,8 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
       stage_experts += experts;
     }
     const double shard = stage_params / dense_shards + stage_experts / expert_shards;
-    const double optimizer_bytes = shard * (params.adam_bytes_per_param +
+    const double optimizer_bytes = shard * (params.adam_grad_and_weight_bytes_per_param +
+                                            adam_state_traffic_bytes(precision) +
                                             (precision.loss_scaling ? params.loss_scale_bytes_per_param : 0.0)) +
                                    (stage_params + stage_experts) * plan.grad_bytes;  // zeroing the gradient buffer
     plan.optimizer[static_cast<std::size_t>(s)] = Bytes(optimizer_bytes) / hbm;
@@ -675,7 +676,8 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       const Bandwidth dram(gpu.host_bandwidth.value() > kPcieX16Gen5PerDirection ? params.host_dram_bandwidth_per_gpu_grace
                                                                                    : params.host_dram_bandwidth_per_gpu_x86);
       const Seconds down = Bytes(shard * grad_bytes) / gpu.host_bandwidth;
-      const Seconds cpu = Bytes(shard * params.adam_bytes_per_param) / dram;
+      const Seconds cpu = Bytes(shard * (params.adam_grad_and_weight_bytes_per_param +
+                                         adam_state_traffic_bytes(scenario.precision))) / dram;
       const Seconds up = Bytes(shard * weight_bytes) / gpu.host_bandwidth;
       e.optimizer = cpu;
       e.offload = max(max(down, up), cpu) - cpu;

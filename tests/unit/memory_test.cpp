@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "model/activation_memory.h"
+#include "model/cost_parameters.h"
 #include "model/layer_shape.h"
 #include "model/model_states.h"
 #include "model/parameter_count.h"
@@ -156,6 +157,29 @@ TEST_CASE("the precision-aware optimizer keeps BF16 moments and the FP32 master 
   CHECK(model_state_bytes(1e9, p, 1, 8).optimizer_states.value() == doctest::Approx(6e9 / 8));
   // Unset moments follow `optimizer`: the 12 bytes of Megatron's default mixed precision.
   CHECK(bytes_per_parameter(precision_shorthand(DataType::bf16)).optimizer_states == 12.0);
+}
+
+TEST_CASE("the Adam step reads and writes each optimizer state in the format it is stored in") {
+  // Megatron's mixed precision: FP32 master, exp_avg, exp_avg_sq, each read and written:
+  // 2 x (4 + 4 + 4) = 24; with the grad read (4), the clipping read (4) and the BF16 weight write
+  // (2) the 34 bytes per parameter the optimizer step has always priced.
+  PrecisionConfig p = precision_shorthand(DataType::bf16);
+  CHECK(adam_state_traffic_bytes(p) == 24.0);
+  CHECK(CostParameters{}.adam_grad_and_weight_bytes_per_param + adam_state_traffic_bytes(p) == 34.0);
+  // FP16 and FP8 compute keep the same FP32 states: unchanged.
+  CHECK(adam_state_traffic_bytes(precision_shorthand(DataType::fp16)) == 24.0);
+  CHECK(adam_state_traffic_bytes(precision_shorthand(DataType::fp8)) == 24.0);
+  // Pure FP32 has no master: Adam updates the FP32 weights in place (4 + 4) and the moments: 24.
+  CHECK(adam_state_traffic_bytes(precision_shorthand(DataType::fp32)) == 24.0);
+  // BF16 moments (exp_avg_dtype = exp_avg_sq_dtype = bf16): master 4 + 4, moments 2 x (2 + 2) = 16.
+  p.moments = DataType::bf16;
+  CHECK(adam_state_traffic_bytes(p) == 16.0);
+  // The master as remainders: read as FP32 (BF16 weight 2 + remainder 2), written as the remainder
+  // (2; the BF16 half is the weight write already counted): 4 + 2 + 8 = 14, 24 bytes in all.
+  p.master_remainders = true;
+  CHECK(adam_state_traffic_bytes(p) == 14.0);
+  // The read-and-write traffic is never less than the stored states once each (6 bytes).
+  CHECK(adam_state_traffic_bytes(p) >= 2.0 * bytes_per_parameter(p).optimizer_states);
 }
 
 TEST_CASE("GPT-3 175B has 175 billion parameters") {

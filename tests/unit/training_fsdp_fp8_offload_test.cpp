@@ -156,9 +156,15 @@ TEST_CASE("optimizer offload: states leave the GPU for host memory, Adam runs at
   // PCIe transfers (4-byte gradients down, 2-byte weights up at 64 GB/s) are faster and pipelined.
   const CostParameters params;
   const double shard = gpu.memory.optimizer_states.value() / 12.0;
-  CHECK(host.time.optimizer.value() == doctest::Approx(shard * params.adam_bytes_per_param / 76.8e9));
+  CHECK(params.adam_grad_and_weight_bytes_per_param + adam_state_traffic_bytes(sc.precision) == 34.0);
+  CHECK(host.time.optimizer.value() == doctest::Approx(shard * 34.0 / 76.8e9));
   CHECK(host.time.offload_exposed.value() == doctest::Approx(0.0));
   CHECK(host.step_time > gpu.step_time);
+  // The precision-aware optimizer (BF16 moments, the master as remainders) moves 10 + 14 = 24
+  // bytes per parameter instead of 34 (model/model_states.h adam_state_traffic_bytes).
+  off.push_back({"precision", "{compute: fp8, moments: bf16, master_remainders: true}"});
+  const TrainingPrediction aware = predict_training(load_scenario("llama3-8b-fp8", off));
+  CHECK(aware.time.optimizer.value() == doctest::Approx(shard * 24.0 / 76.8e9));
 }
 
 TEST_CASE("parameter offload: weights leave the GPU too, fetched per layer over the host link") {
