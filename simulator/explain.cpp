@@ -261,8 +261,12 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
     }
   }
   if (sc.precision.compute != DataType::fp8 && sc.system.gpu.supports(DataType::fp8)) {
+    // Only the GEMM format changes: a precision mapping keeps its weights, gradients and optimizer
+    // states (moments, master_remainders); a one-word precision is its own shorthand, so the word.
+    const bool shorthand = sc.precision == precision_shorthand(sc.precision.compute);
     add(fmt::format("FP8 compute: precision {} -> fp8", to_string(sc.precision.compute)),
-        "FP8 tensor cores double the dense peak of 16-bit ones (Transformer Engine)", {{"precision", "fp8"}});
+        "FP8 tensor cores double the dense peak of 16-bit ones (Transformer Engine)",
+        {{shorthand ? "precision" : "precision.compute", "fp8"}});
   }
   return out;
 }
@@ -368,6 +372,17 @@ std::string bottleneck_words(const std::string& key, const Scenario& sc, const T
                      100.0 * p.mfu);
 }
 
+// An explain edit in memory: precision.compute sets the GEMM format alone (the loader's mapping
+// key, which `--set precision.compute=...` reaches when the scenario's precision is a mapping);
+// every other key takes the sweep's in-memory path.
+bool apply_edit(Scenario& scenario, const Override& o) {
+  if (o.key_path != "precision.compute") return apply_override_in_memory(scenario, o);
+  const auto format = parse_datatype(o.value);
+  if (!format) return false;
+  scenario.precision.compute = *format;
+  return true;
+}
+
 }  // namespace
 
 Explanation explain_training(const Scenario& scenario, const ExplainOptions& options) {
@@ -414,7 +429,7 @@ Explanation explain_training(const Scenario& scenario, const ExplainOptions& opt
   for (Edit& e : candidate_edits(scenario)) {
     Scenario changed = scenario;
     bool applied = true;
-    for (const Override& o : e.overrides) applied = applied && apply_override_in_memory(changed, o);
+    for (const Override& o : e.overrides) applied = applied && apply_edit(changed, o);
     if (!applied || !recheck_scenario(changed, true).empty()) continue;
     ExplainChange c;
     c.title = std::move(e.title);

@@ -221,3 +221,52 @@ TEST_CASE("explain keeps the plain fill-and-drain wording when the stages are ba
   CHECK(e.bottleneck_text.find("stage imbalance") == std::string::npos);
   CHECK(e.bottleneck_text.find("stages idle while 16 stages fill and drain") != std::string::npos);
 }
+
+TEST_CASE("explain's FP8 alternative changes only the compute format and keeps a precision mapping's states") {
+  // BF16 gradients and the precision-aware optimizer (BF16 moments, the master as remainders):
+  // 2 + 2 + 2 = 6 bytes of optimizer state per parameter. FP8 compute changes the GEMM format
+  // only; the states stay (replacing the mapping with the word `fp8` would bring back FP32
+  // gradients and 12 bytes of states).
+  const std::vector<Override> mapping = {
+      {"precision", "{compute: bf16, grads: bf16, moments: bf16, master_remainders: true}"}};
+  const Scenario sc = load_scenario("llama3-70b-h100", mapping);
+  ExplainOptions quick;
+  quick.sensitivity = false;
+  const Explanation e = explain_training(sc, quick);
+  const ExplainChange* fp8 = nullptr;
+  for (const auto* list : {&e.changes, &e.no_fit}) {
+    for (const ExplainChange& c : *list) {
+      if (c.title.rfind("FP8 compute", 0) == 0) fp8 = &c;
+    }
+  }
+  REQUIRE(fp8 != nullptr);
+  REQUIRE(fp8->overrides.size() == 1);
+  CHECK(fp8->overrides[0].key_path == "precision.compute");
+  CHECK(fp8->overrides[0].value == "fp8");
+  // The change as a user would run it: the same overrides through the loader.
+  std::vector<Override> changed = mapping;
+  changed.push_back(fp8->overrides[0]);
+  const Scenario again = load_scenario("llama3-70b-h100", changed);
+  CHECK(again.precision.compute == DataType::fp8);
+  CHECK(again.precision.moments == DataType::bf16);
+  CHECK(again.precision.master_remainders);
+  CHECK(again.precision.grads == DataType::bf16);
+  const TrainingPrediction p = predict_training(again);
+  CHECK(p.step_time == fp8->prediction.step_time);
+  CHECK(p.memory.peak == fp8->prediction.memory.peak);
+  CHECK(fp8->prediction.memory.optimizer_states == e.base.memory.optimizer_states);
+  CHECK(fp8->prediction.memory.gradients == e.base.memory.gradients);
+
+  // A one-word precision keeps the one-word change (its expansion differs only in compute).
+  const Explanation word = explain_training(load_scenario("llama3-70b-h100"), quick);
+  bool found = false;
+  for (const auto* list : {&word.changes, &word.no_fit}) {
+    for (const ExplainChange& c : *list) {
+      if (c.title.rfind("FP8 compute", 0) != 0) continue;
+      found = true;
+      REQUIRE(c.overrides.size() == 1);
+      CHECK(c.overrides[0].key_path == "precision");
+    }
+  }
+  CHECK(found);
+}
