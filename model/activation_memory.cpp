@@ -110,7 +110,7 @@ Bytes embedding_activation_bytes(const LayerShape& s) {
 }
 
 Bytes output_activation_bytes(const LayerShape& s) {
-  return Bytes(2.0 * s.activation_bytes * s.norm_tokens() * s.hidden + 4.0 * s.tokens() * s.vocab / s.t());
+  return Bytes(2.0 * s.activation_bytes * s.norm_tokens() * s.hidden + s.saved_logit_bytes * s.tokens() * s.vocab / s.t());
 }
 
 }  // namespace stepcast

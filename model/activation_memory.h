@@ -84,7 +84,8 @@ Bytes recompute_working_set_bytes(const LayerShape& shape);
 // Sec. 4.3: s b h p / t over p micro-batches with sequence parallelism).
 Bytes embedding_activation_bytes(const LayerShape& shape);
 // Last stage, per micro-batch in flight: final-norm input and logits-GEMM input (2 + 2 bytes per
-// element) and the FP32 logits the cross-entropy keeps, 4 s b V / t (Sec. 4.3).
+// element) and the logits the cross-entropy keeps: FP32, 4 s b V / t (Sec. 4.3); the 16-bit
+// logits, 2 s b V / t, with Transformer Engine's fused cross-entropy (saved_logit_bytes).
 Bytes output_activation_bytes(const LayerShape& shape);
 
 }  // namespace stepcast

@@ -42,6 +42,9 @@ struct LayerShape {
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8's scaling recipe (casts' cost)
   double activation_bytes = 2.0;      // bytes per stored activation element
   double main_grad_bytes = 4.0;       // bytes per element of the main gradient (precision.grads)
+  // Bytes per logit the cross-entropy keeps for the backward: FP32 (4) natively, the 16-bit
+  // logits themselves with Transformer Engine's in-place fused cross-entropy (CrossEntropyFusion).
+  double saved_logit_bytes = 4.0;
 
   // Attention variant, experts and context parallelism (the same for every layer of a model).
   std::optional<MlaSpec> mla;         // multi-head latent attention instead of MHA/GQA/MQA

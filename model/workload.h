@@ -23,6 +23,14 @@ namespace stepcast {
 // F.gelu, flash SDPA) cost the same in both.
 enum class KernelFusion { fused, eager };
 
+// The cross-entropy kernel after the output layer (Megatron-Core cross_entropy_fusion_impl, with
+// cross_entropy_loss_fusion). native: Megatron's vocab-parallel cross-entropy, which keeps the
+// logits' softmax in FP32 for the backward (4 s b V / t bytes, Korthikanti et al. 2022 Sec. 4.3).
+// te: Transformer Engine's fused cross-entropy (transformer_engine/pytorch/cross_entropy.py,
+// CrossEntropyFunction), which saves its 16-bit input logits and overwrites them in place with
+// their gradient: 2 s b V / t bytes.
+enum class CrossEntropyFusion { native, te };
+
 struct TrainingWorkload {
   int seq_len = 2048;
   int global_batch = 1;   // sequences per optimizer step
@@ -33,6 +41,8 @@ struct TrainingWorkload {
   bool flash_attention = true;
   // How the layers' elementwise work (norms, RoPE, activation, residual adds) runs; see KernelFusion.
   KernelFusion kernels = KernelFusion::fused;
+  // Which cross-entropy kernel keeps the logits for the backward; see CrossEntropyFusion.
+  CrossEntropyFusion cross_entropy_fusion = CrossEntropyFusion::native;
 
   // Terms that make a real run slower than its step time (goodput); zero/empty means ignored.
   struct Goodput {

@@ -99,6 +99,12 @@ struct EnumTable<KernelFusion> {
 };
 
 template <>
+struct EnumTable<CrossEntropyFusion> {
+  static constexpr std::array values = {std::pair{CrossEntropyFusion::native, std::string_view("native")},
+                                        std::pair{CrossEntropyFusion::te, std::string_view("te")}};
+};
+
+template <>
 struct EnumTable<GpuArchitecture> {
   static constexpr std::array values = {std::pair{GpuArchitecture::ampere, std::string_view("ampere")},
                                         std::pair{GpuArchitecture::ada, std::string_view("ada")},

@@ -163,6 +163,7 @@ void write_training(Writer& w, const TrainingWorkload& t) {
   w.integer(2, "micro_batch", t.micro_batch);
   w.boolean(2, "flash_attention", t.flash_attention);
   w.enumeration(2, "kernels", t.kernels);
+  if (t.cross_entropy_fusion != CrossEntropyFusion::native) w.enumeration(2, "cross_entropy_fusion", t.cross_entropy_fusion);
   const auto& g = t.goodput;
   if (g == TrainingWorkload::Goodput{}) return;
   w.key(2, "goodput");

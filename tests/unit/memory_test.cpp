@@ -2,6 +2,7 @@
 
 #include "model/activation_memory.h"
 #include "model/cost_parameters.h"
+#include "model/layer_ops.h"
 #include "model/layer_shape.h"
 #include "model/model_states.h"
 #include "model/parameter_count.h"
@@ -81,6 +82,33 @@ TEST_CASE("the last stage keeps 4sbh/t plus FP32 logits 4sbV/t, the first the em
   const double s = 2048, b = 1, h = c.hidden, t = c.tp, V = 51200;
   CHECK(output_activation_bytes(shape).value() == doctest::Approx(4 * s * b * h / t + 4 * s * b * V / t));
   CHECK(embedding_activation_bytes(shape).value() == doctest::Approx(s * b * h / t));
+}
+
+TEST_CASE("Transformer Engine's fused cross-entropy keeps the 16-bit logits, 2sbV/t, instead of FP32 4sbV/t") {
+  // TE CrossEntropyFunction saves its BF16 input and overwrites it in place with the gradient
+  // (Megatron-Core cross_entropy_fusion_impl 'te'): the output stage keeps 4sbh/t + 2sbV/t.
+  const PaperConfig c = kPaperConfigs[1];
+  const double s = 2048, b = 1, h = c.hidden, t = c.tp, V = 51200;
+  TransformerSpec m;
+  m.layers = 96;
+  m.hidden = c.hidden;
+  m.heads = c.heads;
+  m.vocab = static_cast<int>(V);
+  TrainingWorkload w;
+  w.seq_len = 2048;
+  w.micro_batch = 1;
+  ParallelConfig par;
+  par.tp = c.tp;
+  par.sequence_parallel = true;
+  const PrecisionConfig bf16 = precision_shorthand(DataType::bf16);
+  // The default, Megatron's native cross-entropy: FP32 logits.
+  CHECK(make_layer_shape(m, w, par, bf16).saved_logit_bytes == 4.0);
+  w.cross_entropy_fusion = CrossEntropyFusion::te;
+  const LayerShape te = make_layer_shape(m, w, par, bf16);
+  CHECK(te.saved_logit_bytes == 2.0);
+  CHECK(output_activation_bytes(te).value() == doctest::Approx(4 * s * b * h / t + 2 * s * b * V / t));
+  // FP32 compute: TE's logits are FP32 themselves, 4 bytes either way.
+  CHECK(make_layer_shape(m, w, par, precision_shorthand(DataType::fp32)).saved_logit_bytes == 4.0);
 }
 
 TEST_CASE("mixed precision keeps 18 bytes per parameter and ZeRO divides states by dp stage by stage") {

@@ -356,6 +356,22 @@ precision: {compute: mxfp8, grads: bf16, moments: bf16, master_remainders: true}
         "BF16 weight lacks");
 }
 
+TEST_CASE("training.cross_entropy_fusion loads native (the default) or te, writes back, and rejects other words") {
+  const std::string base = R"(schema_version: 1
+model: llama3-8b
+system: {preset: dgx-h100, gpus: 8}
+training: {seq_len: 8192, global_batch: 8, cross_entropy_fusion: te}
+parallel: {tp: 1, pp: 1}
+precision: bf16
+)";
+  const Scenario s = parse_scenario(base, "t.yaml");
+  CHECK(s.training().cross_entropy_fusion == CrossEntropyFusion::te);
+  CHECK(parse_scenario(write_scenario_yaml(s), s.source) == s);
+  const Scenario plain = parse_scenario(base, "t.yaml", {{parse_override("training.cross_entropy_fusion=native")}});
+  CHECK(plain.training().cross_entropy_fusion == CrossEntropyFusion::native);
+  CHECK(errors_of(base, {parse_override("training.cross_entropy_fusion=fused")}) != "");
+}
+
 TEST_CASE("a scenario using every optional field writes back to an equal scenario") {
   const Scenario training = parse_scenario(R"(schema_version: 1
 name: everything
