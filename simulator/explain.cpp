@@ -243,6 +243,18 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
         "(Megatron-Core --overlap-moe-expert-parallel-comm)",
         {{"parallel.ep_comm_overlap", "true"}});
   }
+  // The other token dispatcher: DeepEP/HybridEP send a token once per remote NVLink domain and
+  // forward it over NVLink, once per GPU however many of its experts that GPU holds
+  // (model/moe_ops.h moe_deepep_bytes); the all-to-all dispatcher sends every routed copy.
+  if (sc.model.is_moe() && p.ep > 1) {
+    const bool to_deepep = p.ep_dispatcher == ExpertDispatcher::alltoall;
+    add(fmt::format("token dispatcher: {} -> {}", enum_name(p.ep_dispatcher),
+                    to_deepep ? "deepep" : "alltoall"),
+        to_deepep ? "DeepEP/HybridEP (Megatron-Core --moe-token-dispatcher-type flex): each token crosses the network "
+                    "once per destination node, then NVLink once per GPU holding its experts"
+                  : "Megatron-Core's all-to-all dispatcher: every routed copy of a token is sent on its own",
+        {{"parallel.ep_dispatcher", to_deepep ? "deepep" : "alltoall"}});
+  }
   if (sc.model.is_moe() && p.expert_tensor_parallel() > 1 &&
       (p.tp * p.cp * p.dp) % p.ep == 0 && sc.model.moe.experts % p.ep == 0) {
     add(fmt::format("expert_tp {} -> 1", p.expert_tensor_parallel()),

@@ -270,3 +270,26 @@ TEST_CASE("explain's FP8 alternative changes only the compute format and keeps a
   }
   CHECK(found);
 }
+
+TEST_CASE("explain offers the other MoE token dispatcher, and its prediction is the scenario's with that dispatcher") {
+  // Mixtral 8x7B with expert parallelism (scenarios/examples/mixtral-8x7b-ep.yaml): all-to-all
+  // dispatcher by default, so the change tried is alltoall -> deepep.
+  ExplainOptions options;
+  options.sensitivity = false;
+  const Scenario sc = load_scenario("scenarios/examples/mixtral-8x7b-ep.yaml");
+  REQUIRE(sc.parallel.ep > 1);
+  REQUIRE(sc.parallel.ep_dispatcher == ExpertDispatcher::alltoall);
+  const Explanation e = explain_training(sc, options);
+  const auto is_dispatcher = [](const ExplainChange& c) { return c.title == "token dispatcher: alltoall -> deepep"; };
+  const auto it = std::find_if(e.changes.begin(), e.changes.end(), is_dispatcher);
+  REQUIRE(it != e.changes.end());
+  REQUIRE(it->overrides.size() == 1);
+  CHECK(it->overrides[0].key_path == "parallel.ep_dispatcher");
+  CHECK(it->overrides[0].value == "deepep");
+  // Its EP group of 8 spans 2 nodes (TP 2 first): a token's 2 experts sit on the other node with
+  // probability 1/2 each, and DeepEP sends it across once per node, not once per expert, so the
+  // change is faster; re-predicted from the loader it gives the same step.
+  CHECK(it->saved.value() > 0.0);
+  const TrainingPrediction again = predict_training(load_scenario("scenarios/examples/mixtral-8x7b-ep.yaml", it->overrides));
+  CHECK(again.step_time == it->prediction.step_time);
+}
