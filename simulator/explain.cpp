@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -283,37 +284,51 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
   return out;
 }
 
+// The busiest stage of a pipelined prediction against its critical stage (the one `time`
+// describes), by their forward and backward time; empty without two stages.
+struct StageGap {
+  std::size_t busiest = 0;
+  std::size_t critical = 0;
+  Seconds gap;  // busiest's passes beyond critical's
+};
+
+std::optional<StageGap> stage_gap(const TrainingPrediction& p) {
+  const auto& busy = p.per_stage_busy;
+  if (busy.size() < 2) return std::nullopt;
+  StageGap g;
+  g.busiest = static_cast<std::size_t>(std::max_element(busy.begin(), busy.end()) - busy.begin());
+  g.critical = static_cast<std::size_t>(std::clamp(p.critical_stage, 0, static_cast<int>(busy.size()) - 1));
+  g.gap = busy[g.busiest] - busy[g.critical];
+  return g;
+}
+
 // When the stages carry unequal work, the others wait for the busiest one at every micro-batch:
-// names it, what it holds, and its work against the critical stage's (the one `time` describes).
-// Empty when the busiest stage's work exceeds the critical stage's by less than
-// kImbalanceWorthNaming of the step.
+// names it, what it holds, and its work against the critical stage's. Empty when the busiest
+// stage's work exceeds the critical stage's by less than kImbalanceWorthNaming of the step.
 constexpr double kImbalanceWorthNaming = 0.05;
 
 std::string stage_imbalance_words(const Scenario& sc, const TrainingPrediction& p) {
+  const auto g = stage_gap(p);
+  if (!g || p.per_stage_layers.size() != p.per_stage_busy.size()) return {};
+  if (g->gap.value() < kImbalanceWorthNaming * p.step_time.value()) return {};
   const auto& busy = p.per_stage_busy;
-  if (busy.size() < 2 || p.per_stage_layers.size() != busy.size()) return {};
-  const auto busiest = static_cast<std::size_t>(std::max_element(busy.begin(), busy.end()) - busy.begin());
-  const auto critical = static_cast<std::size_t>(std::clamp(p.critical_stage, 0, static_cast<int>(busy.size()) - 1));
-  const Seconds gap = busy[busiest] - busy[critical];
-  if (gap.value() < kImbalanceWorthNaming * p.step_time.value()) return {};
   const std::size_t last = busy.size() - 1;
   const std::string holds =
-      busiest == last ? fmt::format("{} layers and the output layer ({}-token logits) with the loss",
-                                    p.per_stage_layers[busiest], sc.model.vocab)
-      : busiest == 0 ? fmt::format("{} layers and the embedding", p.per_stage_layers[busiest])
-                     : fmt::format("{} layers", p.per_stage_layers[busiest]);
+      g->busiest == last ? fmt::format("{} layers and the output layer ({}-token logits) with the loss",
+                                       p.per_stage_layers[g->busiest], sc.model.vocab)
+      : g->busiest == 0 ? fmt::format("{} layers and the embedding", p.per_stage_layers[g->busiest])
+                        : fmt::format("{} layers", p.per_stage_layers[g->busiest]);
   return fmt::format("stage {} ({}) runs {} of forward and backward passes per step, stage {} ({} layers) {}; the others "
                      "wait for it at every micro-batch",
-                     busiest, holds, seconds_text(busy[busiest]), critical, p.per_stage_layers[critical],
-                     seconds_text(busy[critical]));
+                     g->busiest, holds, seconds_text(busy[g->busiest]), g->critical, p.per_stage_layers[g->critical],
+                     seconds_text(busy[g->critical]));
 }
 
 // The busiest stage's work beyond the critical stage's, as a share of the critical stage's bubble.
 double imbalance_share(const TrainingPrediction& p) {
-  const auto& busy = p.per_stage_busy;
-  if (busy.empty() || !(p.time.pp_bubble.value() > 0.0)) return 0.0;
-  const auto critical = static_cast<std::size_t>(std::clamp(p.critical_stage, 0, static_cast<int>(busy.size()) - 1));
-  return (*std::max_element(busy.begin(), busy.end()) - busy[critical]) / p.time.pp_bubble;
+  const auto g = stage_gap(p);
+  if (!g || !(p.time.pp_bubble.value() > 0.0)) return 0.0;
+  return g->gap / p.time.pp_bubble;
 }
 
 // `host_wait`: the part of the step's compute spent waiting for the host to launch kernels (the
