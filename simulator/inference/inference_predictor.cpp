@@ -1,6 +1,7 @@
 #include "simulator/inference/inference_predictor.h"
 
 #include <algorithm>
+#include <limits>
 #include <cassert>
 #include <cmath>
 #include <memory>
@@ -257,34 +258,28 @@ InferencePrediction predict_serving(const Scenario& scenario, StepCostModel& ste
   const std::size_t last = warmup > 0 ? warmup + (n - 1 - warmup) / round * round : 0;
   const double window_start = warmup > 0 ? run.requests[warmup].arrival : 0.0;
   const double window_end = warmup > 0 ? run.requests[last].arrival : 0.0;
-  if (warmup > 0 && window_end > window_start) {
-    double window_tokens = 0.0;
+  // Output tokens, completions and SLO-meeting completions of the served requests finishing in
+  // (from, to], each per second of `seconds`.
+  const auto rates_over = [&](double from, double to, double seconds) {
+    double tokens = 0.0;
     int completions = 0;
     int good_completions = 0;
     for (const serving::RequestState& r : run.requests) {
-      if (r.dropped || r.finish <= window_start || r.finish > window_end) continue;
-      window_tokens += r.output;
+      if (r.dropped || r.finish <= from || r.finish > to) continue;
+      tokens += r.output;
       ++completions;
       good_completions += meets_slo(r) ? 1 : 0;
     }
-    const double length = window_end - window_start;
-    p.output_tokens_per_s = window_tokens / length;
-    p.requests_per_s = completions / length;
-    p.goodput_requests_per_s = good_completions / length;
+    p.output_tokens_per_s = tokens / seconds;
+    p.requests_per_s = completions / seconds;
+    p.goodput_requests_per_s = good_completions / seconds;
+  };
+  if (warmup > 0 && window_end > window_start) {
+    rates_over(window_start, window_end, window_end - window_start);
   } else if (span > 0.0) {
-    // No warm-up, or not one whole round after it: everything served over the run.
-    double all_tokens = 0.0;
-    int all_served = 0;
-    int all_good = 0;
-    for (const serving::RequestState& r : run.requests) {
-      if (r.dropped || r.finish < 0.0) continue;
-      all_tokens += r.output;
-      ++all_served;
-      all_good += meets_slo(r) ? 1 : 0;
-    }
-    p.output_tokens_per_s = all_tokens / span;
-    p.requests_per_s = all_served / span;
-    p.goodput_requests_per_s = all_good / span;
+    // No warm-up, or not one whole round after it: everything served over the run (a served
+    // request's finish is >= 0; unserved ones keep a negative finish).
+    rates_over(-std::numeric_limits<double>::min(), std::numeric_limits<double>::infinity(), span);
   }
   p.slo_attainment = served > 0 ? static_cast<double>(good) / served : 0.0;
   const double window = run.last_arrival - run.first_arrival;
