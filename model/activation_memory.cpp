@@ -8,8 +8,7 @@
 namespace stepcast {
 
 double saved_gemm_input_bytes(const LayerShape& s) {
-  const bool quantized = s.compute == DataType::fp8 || s.compute == DataType::mxfp8 || s.compute == DataType::nvfp4;
-  return quantized && s.kernels == KernelFusion::fused ? bytes_per_element(s.compute) : s.activation_bytes;
+  return is_quantized_training_format(s.compute) && s.kernels == KernelFusion::fused ? bytes_per_element(s.compute) : s.activation_bytes;
 }
 
 LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute, RecomputeModules modules) {

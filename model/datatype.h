@@ -39,6 +39,11 @@ constexpr double bytes_per_element(DataType t) {
   return 4.0;
 }
 
+// GEMM input formats that Transformer Engine quantizes to from 16-bit tensors in training.
+constexpr bool is_quantized_training_format(DataType t) {
+  return t == DataType::fp8 || t == DataType::mxfp8 || t == DataType::nvfp4;
+}
+
 // The spelling used in scenario files, reports and catalogs.
 constexpr std::string_view to_string(DataType t) {
   switch (t) {

@@ -44,10 +44,6 @@ inline constexpr double kFp8TransposeBytesPerElement = 1.0;
 // FP8 writes it as a separate 1-byte copy, the block formats already wrote their column-wise copy.
 double quantize_bytes_per_element(DataType compute, Fp8Scaling scaling, bool transposed);
 
-// GEMM input formats that Transformer Engine quantizes to from 16-bit tensors in training.
-constexpr bool is_quantized_training_format(DataType t) {
-  return t == DataType::fp8 || t == DataType::mxfp8 || t == DataType::nvfp4;
-}
 
 // Quantizing `parameters` weights (16-bit) for FP8 GEMMs, with their transposes: what FSDP / ZeRO-3
 // pays per pass when it keeps 16-bit parameters (no persistent FP8 copy to cache them in).

@@ -7,8 +7,7 @@ namespace stepcast {
 BytesPerParameter bytes_per_parameter(const PrecisionConfig& precision) {
   BytesPerParameter b;
   b.weights = bytes_per_element(precision.params);
-  const bool quantized = precision.compute == DataType::fp8 || precision.compute == DataType::mxfp8 ||
-                         precision.compute == DataType::nvfp4;
+  const bool quantized = is_quantized_training_format(precision.compute);
   if (quantized) b.weights += fp8_weight_copy_bytes(precision);
   b.gradients = bytes_per_element(precision.grads);
   const double state = bytes_per_element(precision.optimizer);
@@ -45,8 +44,7 @@ ModelStateBytes model_state_bytes(double parameters, const PrecisionConfig& prec
   ModelStateBytes m;
   // ZeRO-3 shards the stored weights; the FP8 copies of 16-bit weights are made per gathered layer
   // then (transient: layer_costs.h prices the casts), of FP8 weights sharded with them.
-  const bool quantized = precision.compute == DataType::fp8 || precision.compute == DataType::mxfp8 ||
-                         precision.compute == DataType::nvfp4;
+  const bool quantized = is_quantized_training_format(precision.compute);
   const double copies = quantized ? fp8_weight_copy_bytes(precision) : 0.0;
   const double stored = b.weights - copies;
   m.weights = Bytes(parameters * (zero >= 3 ? (stored + (precision.params == DataType::fp8 ? copies : 0.0)) / shards

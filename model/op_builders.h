@@ -25,8 +25,7 @@ inline double input_bytes(const LayerShape& s) { return bytes_per_element(s.comp
 // The format attention kernels run in: FP8 training keeps attention in BF16 (Transformer
 // Engine's default); everything else runs attention in its compute format.
 inline DataType attention_dtype(const LayerShape& s) {
-  const bool quantized = s.compute == DataType::fp8 || s.compute == DataType::mxfp8 || s.compute == DataType::nvfp4;
-  return quantized ? DataType::bf16 : s.compute;
+  return is_quantized_training_format(s.compute) ? DataType::bf16 : s.compute;
 }
 
 inline Op gemm(std::string_view name, const LayerShape& s, double m, double n, double k, double batch = 1.0,

@@ -42,8 +42,7 @@ struct PrecisionConfig {
   // num_layers_at_end_in_bf16 = 1), 0 otherwise.
   int bf16_edge_layers = -1;
   [[nodiscard]] int edge_layers_in_bf16() const {
-    const bool quantized = compute == DataType::fp8 || compute == DataType::mxfp8 || compute == DataType::nvfp4;
-    if (!quantized) return 0;
+    if (!is_quantized_training_format(compute)) return 0;
     if (bf16_edge_layers >= 0) return bf16_edge_layers;
     return compute == DataType::fp8 && fp8_scaling == Fp8Scaling::current ? 1 : 0;
   }
