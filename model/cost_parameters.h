@@ -191,6 +191,13 @@ struct CostParameters {
   // full bandwidth (their hand-written all-to-all; NCCL rings use one CTA per channel, comparable
   // counts): 20 / 132 = 0.15. Applied to ZeRO-3/FSDP's per-layer gathers and reduce-scatters.
   double comm_sm_fraction = 20.0 / 132.0;
+  // The same for the compute that Megatron-Core's EP all-to-all overlap (combined 1F1B) runs next
+  // to its dispatch and combine (model/ep_overlap.h): measured rather than counted. Megatron-Core
+  // MoE report (Yan et al. 2026, arXiv:2603.07685, Sec. 4.2.3), as NVIDIA/Megatron-LM docs/
+  // user-guide/features/moe_a2a_overlap.md @fc81b209041f99fa126dad855ab4e073a0f3546d reports it:
+  // "The report's DeepEP example reserves 20 SMs per GPU and observes about a 20% GEMM-efficiency
+  // cost" (20 SMs is moe_deepep_num_sms's default, megatron/core/transformer/transformer_config.py).
+  double ep_overlap_compute_slowdown = 0.20;
   // Megatron-Core DDP bucket size in parameters: max(40M, 1M * dp) (megatron/core/distributed/
   // distributed_data_parallel_config.py, bucket_size default); the last bucket cannot overlap.
   double dp_bucket_params = 40.0e6;
@@ -302,6 +309,8 @@ struct CostParameters {
     f("comm.network_eta", self.network_eta, "NVIDIA/nccl-tests#160, #290");
     f("comm.tp_overlap_exposed_chunks", self.tp_overlap_exposed_chunks, "Wang et al. 2022");
     f("comm.sm_fraction", self.comm_sm_fraction, "DeepSeek-V3 report Sec. 3.2.2 (20 of 132 SMs)");
+    f("comm.ep_overlap_compute_slowdown", self.ep_overlap_compute_slowdown,
+      "Megatron-Core MoE report Sec. 4.2.3 via Megatron-LM docs moe_a2a_overlap.md (DeepEP 20 SMs, ~20% GEMM cost)");
     f("comm.dp_bucket_params", self.dp_bucket_params, "Megatron-Core DDP bucket_size");
     f("optimizer.adam_grad_and_weight_bytes_per_param", self.adam_grad_and_weight_bytes_per_param,
       "Megatron Adam grad read, clipping read, 16-bit weight write");

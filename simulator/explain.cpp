@@ -373,7 +373,9 @@ std::string bottleneck_words(const std::string& key, const Scenario& sc, const T
                        par.ep, par.expert_tensor_parallel() > 1 ? fmt::format(", with expert-TP {} gathers and scatters",
                                                                               par.expert_tensor_parallel())
                                                                 : std::string(),
-                       par.ep_comm_overlap ? ", beyond what the other micro-batch's compute hides" : ", not overlapped");
+                       par.ep_comm_overlap ? ", beyond what the paired micro-batch's compute nodes hide (and whole in the "
+                                                "warm-up forwards and cool-down backwards, which run alone)"
+                                              : ", not overlapped");
   }
   if (key == "cp_comm_exposed") {
     return fmt::format("the context-parallel K/V exchange ({}) over CP {} not hidden by attention", enum_name(par.cp_kind),

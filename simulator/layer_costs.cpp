@@ -229,6 +229,7 @@ PassTime blend(const PassTime& a, const PassTime& b, double f) {
   p.tp_exposed = mix(a.tp_exposed, b.tp_exposed);
   p.dp_exposed = mix(a.dp_exposed, b.dp_exposed);
   p.ep_exposed = mix(a.ep_exposed, b.ep_exposed);
+  p.ep_unpaired = mix(a.ep_unpaired, b.ep_unpaired);
   p.cp_exposed = mix(a.cp_exposed, b.cp_exposed);
   p.weight_gradient = mix(a.weight_gradient, b.weight_gradient);
   return p;

@@ -40,6 +40,10 @@ struct PassTime {
   Seconds dp_exposed;   // ZeRO-3 parameter gathers not hidden behind compute
   Seconds ep_exposed;   // MoE dispatch/combine all-to-alls (and expert-TP collectives) on the critical path
   Seconds cp_exposed;   // context-parallel K/V exchange not hidden behind attention
+  // ep_exposed of a pass that runs alone: with ep_comm_overlap, the combined 1F1B schedule's
+  // warm-up forwards and cool-down backwards (simulator/parallel_traffic.h); equal to ep_exposed
+  // otherwise. Not added by total(): the predictor charges it to the passes that have no partner.
+  Seconds ep_unpaired;
   // The part of `compute` spent on weight gradients (the ".wgrad" GEMMs; all of the embedding's
   // backward): what the zero-bubble schedules run as a separate W pass. Not added by total().
   Seconds weight_gradient;

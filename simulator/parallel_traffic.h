@@ -12,11 +12,16 @@
 // expert-TP group; the backward moves the gradients the same way (two all-to-alls, the conjugate
 // collectives). Exposure: all of it by default — the dispatcher waits for each collective before
 // the expert GEMMs, and the combine before the next layer. With ep_comm_overlap (Megatron-Core
-// --overlap-moe-expert-parallel-comm, "batch-level overlapping to hide EP-A2A communication",
-// v0.14; DeepSeek-V3's DualPipe overlaps the same way, report Sec. 3.2.1), the forward of one
-// micro-batch runs against the backward of another, so each pass's all-to-alls hide behind the
-// other pass's compute and only the excess is exposed. Full recomputation, and selective with the
-// moe module (the whole MoE layer checkpointed), dispatch again.
+// --overlap-moe-expert-parallel-comm, the combined 1F1B schedule; DeepSeek-V3's DualPipe overlaps
+// the same way, report Sec. 3.2.1), the forward of one micro-batch runs paired with the backward
+// of another, node by node (model/ep_overlap.h): each exchange hides only behind the compute node
+// it is paired with (the attn node: everything but the routed experts; the mlp node: the routed
+// experts, experts_node_time), the compute slowed while the exchange runs
+// (CostParameters::ep_overlap_compute_slowdown). That is PassTime::ep_exposed; a pass with no
+// partner (the warm-up forwards, the cool-down backwards) exposes its exchanges whole,
+// PassTime::ep_unpaired, which the predictor charges to its share of the stage's passes
+// (pipeline_schedule_orders.h combined_unpaired_passes). Full recomputation, and selective with
+// the moe module (the whole MoE layer checkpointed), dispatch again.
 //
 // Context parallelism: model/context_parallel.h, hidden behind this rank's attention kernels.
 // Full recomputation and selective with core_attn (both re-run the attention core) repeat the

@@ -182,6 +182,36 @@ std::string pipeline_shape_problem(PipelineSchedule schedule, int stages, int ch
   return "";
 }
 
+int combined_unpaired_passes(PipelineSchedule schedule, int stages, int chunks, int microbatches, int stage) {
+  const int p = stages;
+  const int s = stage;
+  const int v = std::max(chunks, 1);
+  const int total = v * microbatches_per_chunk(schedule, microbatches);
+  switch (schedule) {
+    case PipelineSchedule::gpipe:
+      return total;
+    case PipelineSchedule::one_f_one_b:
+    case PipelineSchedule::zb_h1:
+    case PipelineSchedule::zb_h2: {
+      // The warm-up of one_f_one_b_orders() and zero_bubble_orders(), plus Megatron's extra one.
+      const int k = schedule == PipelineSchedule::zb_h2 ? 2 : 1;
+      const int warmup = v == 1 ? k * (p - s - 1) : (p - s - 1) * 2 + (v - 1) * p;
+      return std::min(warmup + 1, total);
+    }
+    case PipelineSchedule::dualpipe: {
+      // dualpipe_orders(): phase 4 pairs two forwards per round (not the first round's F0 on the
+      // two middle ranks), phase 5 one.
+      const int half_ranks = p / 2;
+      const int h = std::min(s, p - 1 - s);
+      const bool middle = s == half_ranks - 1 || s == half_ranks;
+      const int rounds = microbatches / 2 - p + h + 1;
+      const int paired = 2 * rounds - (middle && rounds > 0 ? 1 : 0) + (half_ranks - h - 1);
+      return std::clamp(total - paired, 0, total);
+    }
+  }
+  return total;
+}
+
 void build_stage_orders(PipelineSchedule schedule, int stages, int chunks, int microbatches,
                         std::vector<PipelinePass>& passes, std::vector<int>& begin) {
   assert(schedule != PipelineSchedule::dualpipe ||

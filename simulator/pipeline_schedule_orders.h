@@ -90,6 +90,22 @@ int downstream_virtual_stage(PipelineSchedule schedule, int stages, int chunks, 
 // p >= 2 and an even m >= 2p (DualPipe.step() asserts both).
 std::string pipeline_shape_problem(PipelineSchedule schedule, int stages, int chunks, int microbatches);
 
+// Forward passes of `stage` (and as many backward passes) that run with no other micro-batch's
+// pass to overlap their MoE all-to-alls, out of pipeline_chunks() x microbatches_per_chunk() of
+// each; the rest run as overlapped forward/backward pairs (model/ep_overlap.h).
+//   1F1B, interleaved  Megatron-Core's combined 1F1B pairs each steady-state forward with the
+//                      backward issued next to it and moves one extra forward into the warm-up so
+//                      the two are independent on every stage (megatron/core/pipeline_parallel/
+//                      schedules.py: "we schedule one extra micro-batch forward step before the
+//                      1f1b stages", num_warmup_microbatches + 1 with overlap_moe_expert_parallel_
+//                      comm): the warm-up + 1 forwards and as many cool-down backwards run alone.
+//                      Without a pipeline (p = 1) that is the first forward and the last backward
+//                      (combined_1f1b.py, combined_1f1b_schedule_for_no_pipelining).
+//   ZB-H1, ZB-H2       (no combined form in Megatron) counted like 1F1B with their warm-up.
+//   GPipe              every pass: no forward runs next to a backward.
+//   DualPipe           the forwards not issued as F&B pairs by its order (phases 4 and 5).
+int combined_unpaired_passes(PipelineSchedule schedule, int stages, int chunks, int microbatches, int stage);
+
 // Every stage's passes in order: stage s's at passes[begin[s]] .. passes[begin[s + 1] - 1]. `chunks`
 // is pipeline_chunks(). The shape must be valid (pipeline_shape_problem() empty).
 void build_stage_orders(PipelineSchedule schedule, int stages, int chunks, int microbatches,

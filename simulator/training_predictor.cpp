@@ -16,6 +16,7 @@
 #include "model/placement.h"
 #include "simulator/collective_models.h"
 #include "simulator/layer_costs.h"
+#include "simulator/pipeline_schedule_orders.h"
 
 namespace stepcast {
 namespace {
@@ -49,6 +50,14 @@ void fill_layers_per_virtual_stage(int layers, const ParallelConfig& parallel, s
 }
 
 Seconds pass_total(const PassTime& t) { return t.total(); }
+
+// With ep_comm_overlap: the share of a stage's forward (and backward) passes that run alone, their
+// MoE all-to-alls not overlapped (simulator/pipeline_schedule_orders.h combined_unpaired_passes).
+double unpaired_share(PipelineSchedule schedule, int stages, int chunks, int microbatches, int stage) {
+  const int total = chunks * microbatches_per_chunk(schedule, microbatches);
+  if (total <= 0) return 1.0;
+  return static_cast<double>(combined_unpaired_passes(schedule, stages, chunks, microbatches, stage)) / total;
+}
 
 // PCIe Gen5 x16: 64 GB/s per direction (PCI-SIG, 32 GT/s x 16 lanes). A faster host link is
 // NVLink-C2C (450 GB/s per direction on GH200/GB200): the host is a Grace CPU.
@@ -365,6 +374,13 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
     const double n = layers[i] - nm;
     m_forward[i] = (layer_forward + plan.offload_forward) * n + (moe_forward + plan.offload_forward) * nm;
     m_backward[i] = (layer_backward + plan.offload_backward) * n + (moe_backward + plan.offload_backward) * nm;
+    if (par.ep_comm_overlap && nm > 0) {
+      // The passes with no partner expose their all-to-alls whole: their share of the stage's
+      // passes, spread over its passes (pipeline_schedule_orders.h combined_unpaired_passes).
+      const double alone = unpaired_share(plan.schedule, pp, chunks, plan.microbatches, vs % pp);
+      m_forward[i] += (moe_costs.layer_forward.ep_unpaired - moe_costs.layer_forward.ep_exposed) * (nm * alone);
+      m_backward[i] += (moe_costs.layer_backward.ep_unpaired - moe_costs.layer_backward.ep_exposed) * (nm * alone);
+    }
     if (layers[i] > 0) {
       m_forward[i] += costs.zero3_first_gather;
       m_backward[i] += costs.zero3_last_reduce;
@@ -718,6 +734,11 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       b.tp_comm_exposed += (kind->layer_forward.tp_exposed + kind->layer_backward.tp_exposed) * count;
       b.dp_comm_exposed += (kind->layer_forward.dp_exposed + kind->layer_backward.dp_exposed) * count;
       b.ep_comm_exposed += (kind->layer_forward.ep_exposed + kind->layer_backward.ep_exposed) * count;
+      if (par.ep_comm_overlap) {
+        b.ep_comm_exposed += (kind->layer_forward.ep_unpaired - kind->layer_forward.ep_exposed +
+                              kind->layer_backward.ep_unpaired - kind->layer_backward.ep_exposed) *
+                             (count * unpaired_share(plan.schedule, pp, chunks, microbatches, critical));
+      }
       b.cp_comm_exposed += (kind->layer_forward.cp_exposed + kind->layer_backward.cp_exposed) * count;
     }
     const double k = plan.edge_layers[static_cast<std::size_t>(vs)];

@@ -1,0 +1,59 @@
+#pragma once
+// Megatron-Core's EP all-to-all overlap (--overlap-moe-expert-parallel-comm, the "combined 1F1B"
+// schedule): what one MoE layer's dispatch and combine leave exposed when the layer's forward of
+// one micro-batch runs paired with its backward of another.
+//
+// Sources (NVIDIA/Megatron-LM):
+//   docs/user-guide/features/moe_a2a_overlap.md @fc81b209041f99fa126dad855ab4e073a0f3546d,
+//   "Fine-grained execution", and megatron/core/models/common/model_chunk_schedule_plan.py
+//   (TransformerLayerSchedulePlan.run) @d428de40c139dd091d3a91baf041e9128811a4d7. Each layer is
+//   split into nodes: attn (attention, pre-MLP norm, router, dispatch preprocessing: compute
+//   stream), dispatch (communication stream), mlp (the routed experts: compute), combine
+//   (communication). A paired layer issues
+//       F.attn | B.combine,  B.mlp | F.dispatch,  F.mlp | B.dispatch,  B.attn | F.combine
+//   where each forward node waits for the previous forward node and each backward node for the
+//   previous backward node (one CUDA event per micro-batch's plan), and each stream runs in issue
+//   order. So the four phases run one after the other, each as long as the longer of its compute
+//   node and its communication node: an all-to-all hides only behind the compute node it is paired
+//   with, not behind the whole other pass.
+//   While a communication kernel runs it holds SMs the compute cannot use (DeepEP: 20 SMs,
+//   megatron/core/transformer/transformer_config.py moe_deepep_num_sms = 20
+//   @d2c5e8b4f4fa0062d8cd9cbe18a7fca7cf1f99a3; the doc above: "reserves 20 SMs per GPU and
+//   observes about a 20% GEMM-efficiency cost", CostParameters::ep_overlap_compute_slowdown).
+//   With the compute slowed by a share f while the communication runs, a phase of compute C and
+//   communication c takes max(c, C + f min(c, C)) — the form used for ZeRO-3's overlapped
+//   collectives (CostParameters::comm_sm_fraction).
+// Only passes that have a partner overlap: the schedule's warm-up forwards and cool-down backwards
+// run alone (simulator/pipeline_schedule_orders.h combined_unpaired_passes), their all-to-alls
+// exposed as without the overlap.
+
+#include "model/units.h"
+
+namespace stepcast {
+
+// One MoE layer's pieces, per micro-batch (seconds).
+struct EpOverlapLayer {
+  Seconds forward_attention;   // the forward's attn node: everything but the routed experts
+  Seconds forward_experts;     // the forward's mlp node
+  Seconds backward_attention;  // the backward's attn node (its recomputation included)
+  Seconds backward_experts;    // the backward's mlp node: data and weight gradients, recomputation
+  Seconds forward_dispatch;    // communication nodes: the dispatch and combine exchanges (and the
+  Seconds forward_combine;     // expert-TP gather / scatter next to them)
+  Seconds backward_dispatch;   // the backward's exchange of the dispatch's gradients
+  Seconds backward_combine;    // the backward's exchange of the combine's gradients
+};
+
+// Time a paired layer spends beyond its compute, charged to the pass whose communication it is:
+// forward = F.dispatch's and F.combine's phases, backward = B.combine's and B.dispatch's.
+struct EpOverlapExposure {
+  Seconds forward;
+  Seconds backward;
+};
+
+// A phase of `compute` next to `comm`, less the compute: max(comm, compute + f min(comm, compute))
+// - compute, f the share of the compute's speed the communication kernels take.
+Seconds overlapped_phase_exposure(Seconds comm, Seconds compute, double compute_slowdown);
+
+EpOverlapExposure paired_layer_exposure(const EpOverlapLayer& layer, double compute_slowdown);
+
+}  // namespace stepcast

@@ -1,0 +1,108 @@
+// Megatron-Core's EP all-to-all overlap (combined 1F1B): the paired layer's four phases
+// (model/ep_overlap.h), the passes that run alone (simulator/pipeline_schedule_orders.h
+// combined_unpaired_passes), and what the predictor makes of both.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "model/ep_overlap.h"
+#include "simulator/pipeline_schedule_orders.h"
+#include "simulator/scenario_loader.h"
+#include "simulator/training_predictor.h"
+
+using namespace stepcast;
+
+namespace {
+constexpr double kMs = 1e-3;
+}  // namespace
+
+TEST_CASE("a paired MoE layer runs four phases, each as long as its compute node or its exchange") {
+  // F.attn 1 | B.combine 1.5;  B.mlp 4 | F.dispatch 1.5;  F.mlp 2 | B.dispatch 1.5;
+  // B.attn 2 | F.combine 1.5 (ms). Without the SM cost only the first phase exposes anything:
+  // B.combine outlasts F.attn by 0.5 — though the whole forward (3 ms) is longer than it, an
+  // exchange hides only behind the node it is paired with.
+  EpOverlapLayer l;
+  l.forward_attention = Seconds(1 * kMs);
+  l.forward_experts = Seconds(2 * kMs);
+  l.backward_attention = Seconds(2 * kMs);
+  l.backward_experts = Seconds(4 * kMs);
+  l.forward_dispatch = l.forward_combine = l.backward_dispatch = l.backward_combine = Seconds(1.5 * kMs);
+  const EpOverlapExposure free = paired_layer_exposure(l, 0.0);
+  CHECK(free.forward.value() == doctest::Approx(0.0));
+  CHECK(free.backward.value() == doctest::Approx(0.5 * kMs));
+  // Compute slowed by f = 0.2 while an exchange runs: max(c, C + f min(c, C)) - C per phase:
+  //   B.combine vs F.attn:   max(1.5, 1 + 0.2) - 1  = 0.5
+  //   F.dispatch vs B.mlp:   max(1.5, 4 + 0.3) - 4  = 0.3
+  //   B.dispatch vs F.mlp:   max(1.5, 2 + 0.3) - 2  = 0.3
+  //   F.combine vs B.attn:   max(1.5, 2 + 0.3) - 2  = 0.3
+  // forward (its dispatch and combine) 0.6, backward 0.8.
+  const EpOverlapExposure slowed = paired_layer_exposure(l, 0.2);
+  CHECK(slowed.forward.value() == doctest::Approx(0.6 * kMs));
+  CHECK(slowed.backward.value() == doctest::Approx(0.8 * kMs));
+}
+
+TEST_CASE("an exchange longer than its paired compute node is exposed by the difference") {
+  // Compute 1 ms under a 3 ms exchange, f = 0.2: max(3, 1 + 0.2 x 1) - 1 = 2 ms.
+  CHECK(overlapped_phase_exposure(Seconds(3 * kMs), Seconds(1 * kMs), 0.2).value() == doctest::Approx(2 * kMs));
+  // No exchange, nothing exposed.
+  CHECK(overlapped_phase_exposure(Seconds(0.0), Seconds(1 * kMs), 0.2).value() == doctest::Approx(0.0));
+}
+
+TEST_CASE("combined 1F1B runs the warm-up forwards and one more alone, and as many cool-down backwards") {
+  // Interleaved p = 8, v = 4, m = 128 (Megatron: warm-up (p - s - 1) 2 + (v - 1) p, + 1 with the
+  // overlap): stage 0 14 + 24 + 1 = 39, stage 7 0 + 24 + 1 = 25 of 512 forwards.
+  CHECK(combined_unpaired_passes(PipelineSchedule::one_f_one_b, 8, 4, 128, 0) == 39);
+  CHECK(combined_unpaired_passes(PipelineSchedule::one_f_one_b, 8, 4, 128, 7) == 25);
+  // Without a pipeline: the first forward and the last backward (combined_1f1b.py).
+  CHECK(combined_unpaired_passes(PipelineSchedule::one_f_one_b, 1, 1, 32, 0) == 1);
+  // 1F1B p = 4: p - s - 1 + 1 = p - s.
+  CHECK(combined_unpaired_passes(PipelineSchedule::one_f_one_b, 4, 1, 16, 1) == 3);
+  // Never more than the stage's passes; GPipe never pairs.
+  CHECK(combined_unpaired_passes(PipelineSchedule::one_f_one_b, 8, 4, 8, 0) == 32);
+  CHECK(combined_unpaired_passes(PipelineSchedule::gpipe, 4, 1, 16, 2) == 16);
+}
+
+TEST_CASE("DualPipe's unpaired passes are the forwards its order does not issue as F&B pairs") {
+  for (const auto& [p, m] : std::vector<std::pair<int, int>>{{4, 8}, {4, 20}, {8, 16}, {8, 40}}) {
+    std::vector<PipelinePass> passes;
+    std::vector<int> begin;
+    build_stage_orders(PipelineSchedule::dualpipe, p, 2, m, passes, begin);
+    for (int s = 0; s < p; ++s) {
+      int forwards = 0;
+      int paired = 0;
+      for (int i = begin[static_cast<std::size_t>(s)]; i < begin[static_cast<std::size_t>(s) + 1]; ++i) {
+        const PipelinePass& pass = passes[static_cast<std::size_t>(i)];
+        if (pass.kind != PassKind::forward) continue;
+        ++forwards;
+        if (pass.paired_with_next) ++paired;
+      }
+      CAPTURE(p);
+      CAPTURE(m);
+      CAPTURE(s);
+      CHECK(forwards == m);
+      CHECK(combined_unpaired_passes(PipelineSchedule::dualpipe, p, 2, m, s) == forwards - paired);
+    }
+  }
+}
+
+TEST_CASE("with ep_comm_overlap a step exposes m - 1 overlapped pairs and one lone forward and backward") {
+  // Mixtral 8x7B on 16 H100s, tp 2, ep 8, no pipeline: m = global batch / dp micro-batches. The
+  // step's exposed all-to-all time is L ((m - 1) P + U): P per overlapped pair, U for the first
+  // forward and the last backward, which run alone and expose their exchanges as without the
+  // overlap (U = the non-overlapped exposure per micro-batch).
+  Scenario sc = load_scenario("mixtral-8x7b-ep");
+  TrainingPredictor predictor;
+  const double layers = sc.model.layers;
+  auto& training = std::get<TrainingWorkload>(sc.workload);
+  training.global_batch = 256;  // dp 8: m = 32
+  const double plain = predictor.predict(sc).time.ep_comm_exposed.value() / (32 * layers);
+  sc.parallel.ep_comm_overlap = true;
+  const double e32 = predictor.predict(sc).time.ep_comm_exposed.value() / layers;
+  training.global_batch = 512;  // m = 64
+  const double e64 = predictor.predict(sc).time.ep_comm_exposed.value() / layers;
+  const double paired = (e64 - e32) / 32.0;
+  const double alone = e32 - 31.0 * paired;
+  CHECK(paired > 0.0);  // the compute slowed by the exchanges' SMs, at least
+  CHECK(paired < plain);
+  CHECK(alone == doctest::Approx(plain).epsilon(1e-6));
+}
