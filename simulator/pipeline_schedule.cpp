@@ -15,11 +15,12 @@ void PipelineSimulator::build_order(const PipelineSpec& spec, Order& order) {
   order.stages = p;
   order.chunks = v;
   order.microbatches = spec.microbatches;
+  order.extra_warmup = spec.extra_warmup;
   order.steps.clear();
 
   std::vector<PipelinePass> passes;
   std::vector<int> begin;
-  build_stage_orders(schedule, p, v, spec.microbatches, passes, begin);
+  build_stage_orders(schedule, p, v, spec.microbatches, passes, begin, spec.extra_warmup);
   order.steps.reserve(passes.size());
   std::vector<int> upstream(static_cast<std::size_t>(p * v));
   std::vector<int> downstream(static_cast<std::size_t>(p * v));
@@ -122,7 +123,7 @@ void hold_pattern_by_walking(const PipelineSpec& spec, std::vector<int>& peak_in
   const int v = spec.chunks;
   std::vector<PipelinePass> passes;
   std::vector<int> begin;
-  build_stage_orders(spec.schedule, p, v, spec.microbatches, passes, begin);
+  build_stage_orders(spec.schedule, p, v, spec.microbatches, passes, begin, spec.extra_warmup);
   // Activations held: micro-batches per chunk after each forward; keep the Pareto-maximal counts.
   peak_in_flight.assign(static_cast<std::size_t>(p), 0);
   held_candidates.assign(static_cast<std::size_t>(p), {});
@@ -162,6 +163,7 @@ void PipelineSimulator::build_hold_pattern(const PipelineSpec& spec, HoldPattern
   pattern.stages = p;
   pattern.chunks = v;
   pattern.microbatches = m;
+  pattern.extra_warmup = spec.extra_warmup;
   const bool periodic = spec.schedule == PipelineSchedule::gpipe || spec.schedule == PipelineSchedule::one_f_one_b;
   if (!periodic || (v > 1 && m % p != 0)) {
     hold_pattern_by_walking(spec, pattern.peak_in_flight, pattern.held_candidates);
@@ -178,10 +180,7 @@ void PipelineSimulator::build_hold_pattern(const PipelineSpec& spec, HoldPattern
   std::vector<int> held(static_cast<std::size_t>(v));
   std::vector<int> kept;
   for (int s = 0; s < p; ++s) {
-    int warmup = total;  // GPipe: every forward first
-    if (spec.schedule != PipelineSchedule::gpipe) {
-      warmup = std::min(v == 1 ? p - s - 1 : (p - s - 1) * 2 + (v - 1) * p, total);
-    }
+    const int warmup = one_f_one_b_warmup(spec.schedule, p, v, m, s, spec.extra_warmup);
     auto& candidates = pattern.held_candidates[static_cast<std::size_t>(s)];
     int& peak = pattern.peak_in_flight[static_cast<std::size_t>(s)];
     const int steady = total - warmup;
@@ -225,10 +224,12 @@ std::vector<Bytes> detail::peak_activations_by_walking(const PipelineSpec& spec)
 const PipelineSimulator::HoldPattern& PipelineSimulator::hold_pattern_for(const PipelineSpec& spec) {
   const std::uint64_t key = (static_cast<std::uint64_t>(spec.schedule) << 56) ^
                             (static_cast<std::uint64_t>(spec.stages) << 40) ^
-                            (static_cast<std::uint64_t>(spec.chunks) << 24) ^ static_cast<std::uint64_t>(spec.microbatches);
+                            (static_cast<std::uint64_t>(spec.chunks) << 24) ^ static_cast<std::uint64_t>(spec.microbatches) ^
+                            (static_cast<std::uint64_t>(spec.extra_warmup) << 61);
   const auto it = m_holds.find(key);
   if (it != m_holds.end() && it->second.schedule == spec.schedule && it->second.stages == spec.stages &&
-      it->second.chunks == spec.chunks && it->second.microbatches == spec.microbatches) {
+      it->second.chunks == spec.chunks && it->second.microbatches == spec.microbatches &&
+      it->second.extra_warmup == spec.extra_warmup) {
     return it->second;
   }
   constexpr std::size_t kCachedShapes = 8192;  // each holds a few counts per stage
@@ -286,7 +287,10 @@ Seconds PipelineSimulator::makespan_lower_bound(const PipelineSpec& spec) {
     busiest = std::max(busiest, busy);
   }
   double bound = busiest;
-  if (spec.schedule == PipelineSchedule::gpipe || spec.schedule == PipelineSchedule::one_f_one_b) {
+  // The closed form is the makespan of the plain orders; with extra warm-up forwards only the
+  // busy-stage bound is claimed.
+  if ((spec.schedule == PipelineSchedule::gpipe || spec.schedule == PipelineSchedule::one_f_one_b) &&
+      spec.extra_warmup == 0) {
     const Seconds identical = closed_form_makespan(spec.schedule, p, v, m, Seconds(f_min * v), Seconds(b_min * v));
     bound = std::max(bound, identical.value());
   }
@@ -296,7 +300,7 @@ Seconds PipelineSimulator::makespan_lower_bound(const PipelineSpec& spec) {
 const PipelineSimulator::Order& PipelineSimulator::order_for(const PipelineSpec& spec) {
   for (const Order& o : m_orders) {
     if (o.schedule == spec.schedule && o.stages == spec.stages && o.chunks == spec.chunks &&
-        o.microbatches == spec.microbatches) {
+        o.microbatches == spec.microbatches && o.extra_warmup == spec.extra_warmup) {
       return o;
     }
   }

@@ -47,6 +47,9 @@ struct PipelineSpec {
                                       // its backward (its W when split; may be empty: no memory
                                       // accounting)
   Seconds p2p;                        // one activation or gradient transfer between stages
+  // More warm-up forwards per stage (1F1B and interleaved 1F1B): 1 under Megatron-Core's combined
+  // 1F1B, the EP all-to-all overlap (pipeline_schedule_orders.h one_f_one_b_warmup).
+  int extra_warmup = 0;
   bool record_timeline = false;
 };
 
@@ -98,13 +101,13 @@ class PipelineSimulator {
   };
   struct Order {
     PipelineSchedule schedule;
-    int stages, chunks, microbatches;
+    int stages, chunks, microbatches, extra_warmup;
     std::vector<Step> steps;
   };
   // What each stage holds, from its order of passes alone (no list scheduling, no times).
   struct HoldPattern {
     PipelineSchedule schedule;
-    int stages, chunks, microbatches;
+    int stages, chunks, microbatches, extra_warmup;
     std::vector<int> peak_in_flight;  // per stage
     // Per stage, the Pareto-maximal numbers of micro-batches held per chunk ([stage][k][chunk]
     // flattened, k < candidates[stage]): the activation peak is the largest of their dot

@@ -10,8 +10,8 @@ namespace {
 bool is_dualpipe(PipelineSchedule s) { return s == PipelineSchedule::dualpipe; }
 
 // GPipe, 1F1B and interleaved 1F1B (whole backward passes).
-void one_f_one_b_orders(PipelineSchedule schedule, int p, int v, int m, std::vector<PipelinePass>& passes,
-                        std::vector<int>& begin) {
+void one_f_one_b_orders(PipelineSchedule schedule, int p, int v, int m, int extra_warmup,
+                        std::vector<PipelinePass>& passes, std::vector<int>& begin) {
   const int total = m * v;
   std::vector<PipelinePass> forward;
   std::vector<PipelinePass> backward;
@@ -30,10 +30,7 @@ void one_f_one_b_orders(PipelineSchedule schedule, int p, int v, int m, std::vec
   }
   for (int s = 0; s < p; ++s) {
     begin.push_back(static_cast<int>(passes.size()));
-    int warmup = total;  // GPipe: every forward first
-    if (schedule != PipelineSchedule::gpipe) {
-      warmup = std::min(v == 1 ? p - s - 1 : (p - s - 1) * 2 + (v - 1) * p, total);
-    }
+    const int warmup = one_f_one_b_warmup(schedule, p, v, m, s, extra_warmup);
     for (int i = 0; i < warmup; ++i) passes.push_back(forward[static_cast<std::size_t>(i)]);
     for (int i = 0; i < total - warmup; ++i) {
       passes.push_back(forward[static_cast<std::size_t>(warmup + i)]);
@@ -182,6 +179,15 @@ std::string pipeline_shape_problem(PipelineSchedule schedule, int stages, int ch
   return "";
 }
 
+int one_f_one_b_warmup(PipelineSchedule schedule, int stages, int chunks, int microbatches, int stage, int extra) {
+  const int p = stages;
+  const int s = stage;
+  const int v = std::max(chunks, 1);
+  const int total = v * microbatches;
+  if (schedule == PipelineSchedule::gpipe) return total;
+  return std::min((v == 1 ? p - s - 1 : (p - s - 1) * 2 + (v - 1) * p) + extra, total);
+}
+
 int combined_unpaired_passes(PipelineSchedule schedule, int stages, int chunks, int microbatches, int stage) {
   const int p = stages;
   const int s = stage;
@@ -191,12 +197,13 @@ int combined_unpaired_passes(PipelineSchedule schedule, int stages, int chunks, 
     case PipelineSchedule::gpipe:
       return total;
     case PipelineSchedule::one_f_one_b:
+      // The warm-up of one_f_one_b_orders() with Megatron's extra forward.
+      return one_f_one_b_warmup(schedule, p, v, microbatches, s, 1);
     case PipelineSchedule::zb_h1:
     case PipelineSchedule::zb_h2: {
-      // The warm-up of one_f_one_b_orders() and zero_bubble_orders(), plus Megatron's extra one.
+      // The warm-up of zero_bubble_orders() (B_input lags F by k (p - 1 - s)), plus one.
       const int k = schedule == PipelineSchedule::zb_h2 ? 2 : 1;
-      const int warmup = v == 1 ? k * (p - s - 1) : (p - s - 1) * 2 + (v - 1) * p;
-      return std::min(warmup + 1, total);
+      return std::min(k * (p - s - 1) + 1, total);
     }
     case PipelineSchedule::dualpipe: {
       // dualpipe_orders(): phase 4 pairs two forwards per round (not the first round's F0 on the
@@ -213,7 +220,7 @@ int combined_unpaired_passes(PipelineSchedule schedule, int stages, int chunks, 
 }
 
 void build_stage_orders(PipelineSchedule schedule, int stages, int chunks, int microbatches,
-                        std::vector<PipelinePass>& passes, std::vector<int>& begin) {
+                        std::vector<PipelinePass>& passes, std::vector<int>& begin, int extra_warmup) {
   assert(schedule != PipelineSchedule::dualpipe ||
          pipeline_shape_problem(schedule, stages, chunks, microbatches).empty());
   passes.clear();
@@ -221,7 +228,7 @@ void build_stage_orders(PipelineSchedule schedule, int stages, int chunks, int m
   switch (schedule) {
     case PipelineSchedule::gpipe:
     case PipelineSchedule::one_f_one_b:
-      one_f_one_b_orders(schedule, stages, chunks, microbatches, passes, begin);
+      one_f_one_b_orders(schedule, stages, chunks, microbatches, extra_warmup, passes, begin);
       break;
     case PipelineSchedule::zb_h1:
       zero_bubble_orders(1, stages, microbatches, passes, begin);

@@ -90,6 +90,12 @@ int downstream_virtual_stage(PipelineSchedule schedule, int stages, int chunks, 
 // p >= 2 and an even m >= 2p (DualPipe.step() asserts both).
 std::string pipeline_shape_problem(PipelineSchedule schedule, int stages, int chunks, int microbatches);
 
+// Forward passes stage `stage` runs before its first backward in GPipe, 1F1B and interleaved 1F1B:
+// all of them (GPipe); p - s - 1, interleaved (p - s - 1) 2 + (v - 1) p (Megatron-LM
+// megatron/core/pipeline_parallel/schedules.py); plus `extra` (1 under Megatron-Core's combined
+// 1F1B, see combined_unpaired_passes) — never more than the stage's v m forwards.
+int one_f_one_b_warmup(PipelineSchedule schedule, int stages, int chunks, int microbatches, int stage, int extra = 0);
+
 // Forward passes of `stage` (and as many backward passes) that run with no other micro-batch's
 // pass to overlap their MoE all-to-alls, out of pipeline_chunks() x microbatches_per_chunk() of
 // each; the rest run as overlapped forward/backward pairs (model/ep_overlap.h).
@@ -107,8 +113,10 @@ std::string pipeline_shape_problem(PipelineSchedule schedule, int stages, int ch
 int combined_unpaired_passes(PipelineSchedule schedule, int stages, int chunks, int microbatches, int stage);
 
 // Every stage's passes in order: stage s's at passes[begin[s]] .. passes[begin[s + 1] - 1]. `chunks`
-// is pipeline_chunks(). The shape must be valid (pipeline_shape_problem() empty).
+// is pipeline_chunks(). The shape must be valid (pipeline_shape_problem() empty). `extra_warmup`
+// more forwards run before the steady state on every stage of 1F1B and interleaved 1F1B (1 for
+// Megatron-Core's combined 1F1B); the other schedules ignore it.
 void build_stage_orders(PipelineSchedule schedule, int stages, int chunks, int microbatches,
-                        std::vector<PipelinePass>& passes, std::vector<int>& begin);
+                        std::vector<PipelinePass>& passes, std::vector<int>& begin, int extra_warmup = 0);
 
 }  // namespace stepcast

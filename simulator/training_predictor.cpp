@@ -445,6 +445,10 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   spec.weight_gradient = m_weight_gradient;
   spec.activations = m_activations;
   spec.p2p = plan.blocking_p2p ? Seconds(0.0) : plan.p2p;
+  // Megatron-Core's combined 1F1B (ep_comm_overlap) runs one more warm-up forward on every stage so
+  // that each steady-state pair is independent (schedules.py, num_warmup_microbatches + 1): one more
+  // micro-batch's activations held.
+  spec.extra_warmup = par.ep_comm_overlap && plan.has_moe ? 1 : 0;
   spec.record_timeline = timeline;
 
   // --- Each stage's parameters (per chunk) and optimizer step ------------------------------------
