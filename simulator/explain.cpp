@@ -238,9 +238,14 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
         {{"parallel.overlap_param_gather", "true"}});
   }
   // Expert parallelism: hide the all-to-alls behind another micro-batch, or fold expert TP into EP.
-  if (sc.model.is_moe() && p.ep > 1 && !p.ep_comm_overlap) {
+  // Megatron-Core runs the overlap (combined 1F1B) without a pipeline or on an interleaved one, and
+  // not with the moe recompute module (docs/user-guide/features/moe_a2a_overlap.md, "Hard
+  // requirements"; model/ep_overlap.h).
+  const bool overlap_runs = (p.pp <= 1 || (p.vpp > 1 && p.schedule == PipelineSchedule::one_f_one_b)) &&
+                            !recomputes_module(p.recompute, p.recompute_modules, RecomputeModule::moe);
+  if (sc.model.is_moe() && p.ep > 1 && !p.ep_comm_overlap && overlap_runs) {
     add("overlap the MoE all-to-alls (ep_comm_overlap)",
-        "each micro-batch's dispatch and combine run under another micro-batch's compute "
+        "each micro-batch's dispatch and combine run under the paired micro-batch's compute "
         "(Megatron-Core --overlap-moe-expert-parallel-comm)",
         {{"parallel.ep_comm_overlap", "true"}});
   }

@@ -293,3 +293,24 @@ TEST_CASE("explain offers the other MoE token dispatcher, and its prediction is 
   const TrainingPrediction again = predict_training(load_scenario("scenarios/examples/mixtral-8x7b-ep.yaml", it->overrides));
   CHECK(again.step_time == it->prediction.step_time);
 }
+
+TEST_CASE("explain offers the MoE all-to-all overlap only where Megatron-Core runs it: no pipeline, or an interleaved one") {
+  // docs/user-guide/features/moe_a2a_overlap.md (Megatron-LM), hard requirements: PP > 1 needs
+  // VPP, and moe must not be a recompute module.
+  ExplainOptions options;
+  options.sensitivity = false;
+  const auto offered = [&](const std::vector<Override>& overrides) {
+    const Explanation e = explain_training(load_scenario("scenarios/examples/mixtral-8x7b-ep.yaml", overrides), options);
+    const auto all = [&](const std::vector<ExplainChange>& list) {
+      return std::any_of(list.begin(), list.end(), [](const ExplainChange& c) {
+        return c.title == "overlap the MoE all-to-alls (ep_comm_overlap)";
+      });
+    };
+    return all(e.changes) || all(e.no_fit);
+  };
+  CHECK(offered({}));  // pp 1
+  // pp 2 leaves dp 4: expert_tp 1 keeps ep 8 within tp x dp.
+  CHECK_FALSE(offered({{"parallel.pp", "2"}, {"parallel.vpp", "1"}, {"parallel.expert_tp", "1"}}));
+  CHECK(offered({{"parallel.pp", "2"}, {"parallel.vpp", "2"}, {"parallel.expert_tp", "1"}}));
+  CHECK_FALSE(offered({{"parallel.recompute", "selective"}, {"parallel.recompute_modules", "[moe]"}}));
+}
