@@ -219,6 +219,46 @@ int combined_unpaired_passes(PipelineSchedule schedule, int stages, int chunks, 
   return total;
 }
 
+void combined_unpaired_layer_passes(PipelineSchedule schedule, int stages, int chunks, int microbatches,
+                                    const std::vector<int>& layers, const std::vector<int>& moe_layers,
+                                    std::vector<double>& forward, std::vector<double>& backward) {
+  const int p = stages;
+  const int v = std::max(chunks, 1);
+  const int mbc = microbatches_per_chunk(schedule, microbatches);
+  const int total = v * mbc;
+  forward.assign(static_cast<std::size_t>(p * v), 0.0);
+  backward.assign(static_cast<std::size_t>(p * v), 0.0);
+  if (schedule != PipelineSchedule::one_f_one_b) {
+    for (int vs = 0; vs < p * v; ++vs) {
+      const double share =
+          total > 0 ? static_cast<double>(combined_unpaired_passes(schedule, p, v, microbatches, vs % p)) / total : 1.0;
+      forward[static_cast<std::size_t>(vs)] = backward[static_cast<std::size_t>(vs)] =
+          share * mbc * moe_layers[static_cast<std::size_t>(vs)];
+    }
+    return;
+  }
+  // one_f_one_b_orders(): forward i runs chunk (i mod p v) / p, backward k chunk v - 1 - that.
+  const auto forward_chunk = [&](int i) { return (i % (p * v)) / p; };
+  const auto backward_chunk = [&](int k) { return v - 1 - (k % (p * v)) / p; };
+  for (int s = 0; s < p; ++s) {
+    const auto at = [&](int c) { return static_cast<std::size_t>(c * p + s); };
+    const int warmup = one_f_one_b_warmup(schedule, p, v, microbatches, s, 1);
+    for (int i = 0; i < warmup; ++i) {
+      forward[at(forward_chunk(i))] += moe_layers[at(forward_chunk(i))];
+      backward[at(backward_chunk(total - 1 - i))] += moe_layers[at(backward_chunk(total - 1 - i))];
+    }
+    for (int k = 0; k < total - warmup; ++k) {
+      const std::size_t f = at(forward_chunk(warmup + k));
+      const std::size_t b = at(backward_chunk(k));
+      const int paired = std::min(layers[f], layers[b]);
+      // The forward's last layers run alone (the dense ones come first in a chunk: the model's
+      // first_dense_layers); the backward's first layers, dense ones first.
+      forward[f] += std::min(moe_layers[f], layers[f] - paired);
+      backward[b] += std::max(0, layers[b] - paired - (layers[b] - moe_layers[b]));
+    }
+  }
+}
+
 void build_stage_orders(PipelineSchedule schedule, int stages, int chunks, int microbatches,
                         std::vector<PipelinePass>& passes, std::vector<int>& begin, int extra_warmup) {
   assert(schedule != PipelineSchedule::dualpipe ||

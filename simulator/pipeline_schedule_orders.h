@@ -112,6 +112,20 @@ int one_f_one_b_warmup(PipelineSchedule schedule, int stages, int chunks, int mi
 //   DualPipe           the forwards not issued as F&B pairs by its order (phases 4 and 5).
 int combined_unpaired_passes(PipelineSchedule schedule, int stages, int chunks, int microbatches, int stage);
 
+// Per virtual stage (vs = chunk * p + stage): how many of its MoE layers' forward (backward)
+// passes in one step run alone, their all-to-alls not overlapped, given its layers and MoE layers.
+// 1F1B and interleaved 1F1B follow Megatron-Core's combined 1F1B exactly: the warm-up forwards
+// (one_f_one_b_warmup with the extra one) and as many cool-down backwards run alone; steady-state
+// step k pairs forward W + k with backward k of the stage's orders, layer by layer — layer i of
+// the forward's chunk with layer n_b - 1 - i of the backward's, min(n_f, n_b) pairs; the forward's
+// last layers and the backward's first layers beyond that run alone
+// (megatron/core/models/common/model_chunk_schedule_plan.py, TransformerModelChunkSchedulePlan.run:
+// overlapped_layers = min(f_num_layers, b_num_layers)). The other schedules: the stage's share
+// combined_unpaired_passes() of every layer pass.
+void combined_unpaired_layer_passes(PipelineSchedule schedule, int stages, int chunks, int microbatches,
+                                    const std::vector<int>& layers, const std::vector<int>& moe_layers,
+                                    std::vector<double>& forward, std::vector<double>& backward);
+
 // Every stage's passes in order: stage s's at passes[begin[s]] .. passes[begin[s + 1] - 1]. `chunks`
 // is pipeline_chunks(). The shape must be valid (pipeline_shape_problem() empty). `extra_warmup`
 // more forwards run before the steady state on every stage of 1F1B and interleaved 1F1B (1 for

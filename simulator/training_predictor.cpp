@@ -51,14 +51,6 @@ void fill_layers_per_virtual_stage(int layers, const ParallelConfig& parallel, s
 
 Seconds pass_total(const PassTime& t) { return t.total(); }
 
-// With ep_comm_overlap: the share of a stage's forward (and backward) passes that run alone, their
-// MoE all-to-alls not overlapped (simulator/pipeline_schedule_orders.h combined_unpaired_passes).
-double unpaired_share(PipelineSchedule schedule, int stages, int chunks, int microbatches, int stage) {
-  const int total = chunks * microbatches_per_chunk(schedule, microbatches);
-  if (total <= 0) return 1.0;
-  return static_cast<double>(combined_unpaired_passes(schedule, stages, chunks, microbatches, stage)) / total;
-}
-
 // PCIe Gen5 x16: 64 GB/s per direction (PCI-SIG, 32 GT/s x 16 lanes). A faster host link is
 // NVLink-C2C (450 GB/s per direction on GH200/GB200): the host is a Grace CPU.
 constexpr double kPcieX16Gen5PerDirection = 64.0e9;
@@ -368,6 +360,10 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
     plan.offload_forward = max(h2d - costs.layer_forward.compute, Seconds(0.0));
     plan.offload_backward = max(h2d - costs.layer_backward.compute - costs.layer_backward.recompute, Seconds(0.0));
   }
+  if (par.ep_comm_overlap) {
+    combined_unpaired_layer_passes(plan.schedule, pp, chunks, plan.microbatches, layers, plan.moe_layers,
+                                   plan.ep_alone_forward, plan.ep_alone_backward);
+  }
   for (int vs = 0; vs < virtual_stages; ++vs) {
     const auto i = static_cast<std::size_t>(vs);
     const double nm = plan.moe_layers[i];
@@ -375,11 +371,13 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
     m_forward[i] = (layer_forward + plan.offload_forward) * n + (moe_forward + plan.offload_forward) * nm;
     m_backward[i] = (layer_backward + plan.offload_backward) * n + (moe_backward + plan.offload_backward) * nm;
     if (par.ep_comm_overlap && nm > 0) {
-      // The passes with no partner expose their all-to-alls whole: their share of the stage's
-      // passes, spread over its passes (pipeline_schedule_orders.h combined_unpaired_passes).
-      const double alone = unpaired_share(plan.schedule, pp, chunks, plan.microbatches, vs % pp);
-      m_forward[i] += (moe_costs.layer_forward.ep_unpaired - moe_costs.layer_forward.ep_exposed) * (nm * alone);
-      m_backward[i] += (moe_costs.layer_backward.ep_unpaired - moe_costs.layer_backward.ep_exposed) * (nm * alone);
+      // The MoE layer passes with no partner expose their all-to-alls whole, spread over the
+      // virtual stage's micro-batches (pipeline_schedule_orders.h combined_unpaired_layer_passes).
+      const double mbc = microbatches_per_chunk(plan.schedule, plan.microbatches);
+      m_forward[i] += (moe_costs.layer_forward.ep_unpaired - moe_costs.layer_forward.ep_exposed) *
+                      (plan.ep_alone_forward[i] / mbc);
+      m_backward[i] += (moe_costs.layer_backward.ep_unpaired - moe_costs.layer_backward.ep_exposed) *
+                       (plan.ep_alone_backward[i] / mbc);
     }
     if (layers[i] > 0) {
       m_forward[i] += costs.zero3_first_gather;
@@ -738,12 +736,14 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       b.tp_comm_exposed += (kind->layer_forward.tp_exposed + kind->layer_backward.tp_exposed) * count;
       b.dp_comm_exposed += (kind->layer_forward.dp_exposed + kind->layer_backward.dp_exposed) * count;
       b.ep_comm_exposed += (kind->layer_forward.ep_exposed + kind->layer_backward.ep_exposed) * count;
-      if (par.ep_comm_overlap) {
-        b.ep_comm_exposed += (kind->layer_forward.ep_unpaired - kind->layer_forward.ep_exposed +
-                              kind->layer_backward.ep_unpaired - kind->layer_backward.ep_exposed) *
-                             (count * unpaired_share(plan.schedule, pp, chunks, microbatches, critical));
-      }
       b.cp_comm_exposed += (kind->layer_forward.cp_exposed + kind->layer_backward.cp_exposed) * count;
+    }
+    if (par.ep_comm_overlap && nm > 0) {
+      const LayerCosts& e = plan.moe_costs;
+      b.ep_comm_exposed += (e.layer_forward.ep_unpaired - e.layer_forward.ep_exposed) *
+                               plan.ep_alone_forward[static_cast<std::size_t>(vs)] +
+                           (e.layer_backward.ep_unpaired - e.layer_backward.ep_exposed) *
+                               plan.ep_alone_backward[static_cast<std::size_t>(vs)];
     }
     const double k = plan.edge_layers[static_cast<std::size_t>(vs)];
     if (k > 0) {

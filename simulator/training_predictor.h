@@ -120,6 +120,9 @@ class TrainingPredictor {
     std::vector<int> layers;             // per virtual stage
     std::vector<int> moe_layers;         // per virtual stage: how many of its layers are MoE
     std::vector<int> position;           // per virtual stage: its model position
+    // With ep_comm_overlap, per virtual stage: its MoE layer passes per step (forward, backward)
+    // that run alone, their all-to-alls exposed (pipeline_schedule_orders.h).
+    std::vector<double> ep_alone_forward, ep_alone_backward;
     // The virtual stage holds the embedding (model position 0) / the output layer and loss.
     [[nodiscard]] bool is_first(int vs) const { return position[static_cast<std::size_t>(vs)] == 0; }
     [[nodiscard]] bool is_last(int vs) const {

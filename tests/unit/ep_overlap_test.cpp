@@ -174,3 +174,32 @@ TEST_CASE("the extra warm-up forward keeps the step's work and never shortens th
     CHECK(r.makespan.value() >= PipelineSimulator::makespan_lower_bound(spec).value() - 1e-9);
   }
 }
+
+TEST_CASE("combined 1F1B pairs a forward chunk with a backward chunk layer by layer; the extra layers of the longer run alone") {
+  // p 2, v 2, m 4 (8 passes per stage); layers per virtual stage (chunk * p + stage): 2, 3, 3, 2,
+  // all MoE. Forward order per stage: chunks 0 0 1 1 0 0 1 1 (groups of p), backward 1 1 0 0 1 1 0 0.
+  // Stage 0: warm-up 2 + 2 + 1 = 5 forwards alone (chunks 0 0 1 1 0: 3 x 2 + 2 x 3 layers), the
+  //   last 5 backwards alone (chunks 0 0 1 1 0 from the end: 3 x 2 + 2 x 3); steady steps pair
+  //   F5 (chunk 0, 2 layers) with B0 (chunk 1, 3): one backward layer of vs 2 alone; F6 with B1
+  //   (3, 3): none; F7 (chunk 1, 3) with B2 (chunk 0, 2): one forward layer of vs 2 alone.
+  // Stage 1: warm-up 0 + 2 + 1 = 3 (chunks 0 0 1: 2 x 3 + 2), as many cool-down backwards; steady
+  //   F4 (3) with B1 (2): one forward layer of vs 1; F6 (2) with B3 (3): one backward layer of vs 1.
+  const std::vector<int> layers = {2, 3, 3, 2};
+  std::vector<double> forward, backward;
+  combined_unpaired_layer_passes(PipelineSchedule::one_f_one_b, 2, 2, 4, layers, layers, forward, backward);
+  CHECK(forward == std::vector<double>{6, 7, 7, 2});
+  CHECK(backward == std::vector<double>{6, 7, 7, 2});
+  // Equal chunks: only the warm-up forwards and cool-down backwards, combined_unpaired_passes of them.
+  const std::vector<int> even(static_cast<std::size_t>(8 * 4), 3);
+  combined_unpaired_layer_passes(PipelineSchedule::one_f_one_b, 8, 4, 64, even, even, forward, backward);
+  for (int s = 0; s < 8; ++s) {
+    double f = 0.0;
+    double b = 0.0;
+    for (int c = 0; c < 4; ++c) {
+      f += forward[static_cast<std::size_t>(c * 8 + s)];
+      b += backward[static_cast<std::size_t>(c * 8 + s)];
+    }
+    CHECK(f == 3.0 * combined_unpaired_passes(PipelineSchedule::one_f_one_b, 8, 4, 64, s));
+    CHECK(b == f);
+  }
+}
