@@ -123,11 +123,14 @@ void add_expert_and_context_traffic(const LayerCostInputs& in, const OpList& for
       forward_exposed = e.forward;
       backward_exposed = e.backward;
     }
-    // Full recomputation and the moe module re-run the layer's dispatch and combine.
+    // Full recomputation and the moe module re-run the layer's dispatch and combine, exposed even
+    // under the overlap: the combined 1F1B replays a recomputed chunk's forward before its first
+    // layer backward, "The A2A issued here is exposed (not overlapped) by design"
+    // (model_chunk_schedule_plan.py, recompute_model_chunk_schedule_plan).
     const bool rerun = in.recompute == Recompute::full ||
                        recomputes_module(in.recompute, in.recompute_modules, RecomputeModule::moe);
     c.layer_forward.ep_exposed = forward_exposed;
-    c.layer_backward.ep_exposed = backward_exposed + (rerun ? forward_exposed : Seconds(0.0));
+    c.layer_backward.ep_exposed = backward_exposed + (rerun ? pass : Seconds(0.0));
     c.layer_forward.ep_unpaired = pass;
     c.layer_backward.ep_unpaired = pass + (rerun ? pass : Seconds(0.0));
   }
