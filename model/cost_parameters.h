@@ -197,6 +197,8 @@ struct CostParameters {
   // user-guide/features/moe_a2a_overlap.md @fc81b209041f99fa126dad855ab4e073a0f3546d reports it:
   // "The report's DeepEP example reserves 20 SMs per GPU and observes about a 20% GEMM-efficiency
   // cost" (20 SMs is moe_deepep_num_sms's default, megatron/core/transformer/transformer_config.py).
+  // Applied to the all-to-all dispatcher's NCCL kernels as well (they too run on SMs; no separate
+  // measurement of theirs).
   double ep_overlap_compute_slowdown = 0.20;
   // Megatron-Core DDP bucket size in parameters: max(40M, 1M * dp) (megatron/core/distributed/
   // distributed_data_parallel_config.py, bucket_size default); the last bucket cannot overlap.
