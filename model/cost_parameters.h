@@ -224,6 +224,16 @@ struct CostParameters {
   // link is NVLink-C2C (faster than any PCIe x16 link) gets the Grace figure.
   double host_dram_bandwidth_per_gpu_x86 = 76.8e9;
   double host_dram_bandwidth_per_gpu_grace = 250.0e9;
+  // Activation offload copies (model/activation_offload.h): pinned cudaMemcpyAsync over the host
+  // link. PCIe: ~80% of the link rate each way (CUDA's bandwidthTest sample, PCIe Gen4 x16: ~25
+  // of 32 GB/s; the figure inference.host_link_eta uses for KV swaps). NVLink-C2C is not
+  // symmetric: on a GH200, Li et al. 2024 ("Harnessing Integrated CPU-GPU System Memory for HPC:
+  // a first look into Grace Hopper", ICPP'24; reported by HPCwire) measured 375 GB/s host->device
+  // and 297 GB/s device->host of the 450 GB/s per direction; GB200's C2C is taken to behave alike
+  // (assumption: no Blackwell measurement found).
+  double pcie_copy_eta = 0.80;
+  double c2c_host_to_device_eta = 375.0 / 450.0;
+  double c2c_device_to_host_eta = 297.0 / 450.0;
 
   // --- Fixed costs per step ----------------------------------------------------------------------
   // Data loading, logging and the Python loop around the step, not hidden by compute. Megatron's
@@ -319,6 +329,9 @@ struct CostParameters {
     f("optimizer.loss_scale_bytes_per_param", self.loss_scale_bytes_per_param, "Megatron FP16 unscale");
     f("offload.host_dram_bandwidth_per_gpu_x86", self.host_dram_bandwidth_per_gpu_x86, "Intel ARK Xeon 8480C, DGX H100");
     f("offload.host_dram_bandwidth_per_gpu_grace", self.host_dram_bandwidth_per_gpu_grace, "NVIDIA Grace datasheet, GB200");
+    f("offload.pcie_copy_eta", self.pcie_copy_eta, "CUDA bandwidthTest, PCIe Gen4 x16");
+    f("offload.c2c_host_to_device_eta", self.c2c_host_to_device_eta, "Li et al. 2024 (ICPP), GH200 375 of 450 GB/s");
+    f("offload.c2c_device_to_host_eta", self.c2c_device_to_host_eta, "Li et al. 2024 (ICPP), GH200 297 of 450 GB/s");
     f("step.overhead_s", self.step_overhead_s, "assumption");
     f("memory.cuda_context_bytes", self.cuda_context_bytes, "assumption");
     f("memory.cublas_workspace_bytes", self.cublas_workspace_bytes, "cuBLAS docs");

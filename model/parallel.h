@@ -77,6 +77,11 @@ struct ParallelConfig {
   // With recompute: selective, the regions recomputed (Megatron-Core --recompute-modules).
   RecomputeModules recompute_modules;
   Offload offload = Offload::none;
+  // Activation offloading (Megatron-Core cpu_offloading with cpu_offloading_activations and
+  // cpu_offloading_num_layers = N, Transformer Engine's CPU-offload handler): the saved
+  // activations of the model's first N layers go to host memory after their forward and come back
+  // before their backward (model/activation_offload.h). 0: off. Needs pp = 1 and no recompute.
+  int activation_offload_layers = 0;
   ContextParallelKind cp_kind = ContextParallelKind::ring;
   ExpertDispatcher ep_dispatcher = ExpertDispatcher::alltoall;
 

@@ -85,8 +85,12 @@ struct TrainingPrediction {
   // Expected throughput per day next to the ideal, from the scenario's `training.goodput` terms
   // (model/goodput.h); goodput_fraction 1 when none is given.
   GoodputEstimate goodput;
-  // Host memory per GPU that offload needs (optimizer states, master weights, parameters).
+  // Host memory per GPU that offload needs (optimizer states, master weights, parameters, and
+  // the offloaded activations of one micro-batch).
   Bytes host_memory;
+  // With parallel.activation_offload_layers: the activation bytes per micro-batch that leave the
+  // GPU for host memory (the activations in `memory` are already without them).
+  Bytes activation_offloaded;
   std::vector<std::string> notes;         // assumptions and warnings worth showing the user
 };
 

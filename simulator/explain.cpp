@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 
+#include "model/activation_offload.h"
 #include "model/placement.h"
 #include "simulator/enum_names.h"
 #include "simulator/scenario_checks.h"
@@ -391,6 +392,24 @@ std::string bottleneck_words(const std::string& key, const Scenario& sc, const T
     return fmt::format("activation recomputation ({}) re-runs forward work before each backward", enum_name(par.recompute));
   }
   if (key == "optimizer") return "the optimizer step: memory-bound Adam over each stage's parameter shard";
+  if (key == "offload_exposed") {
+    std::vector<std::string> parts;
+    if (par.activation_offload_layers > 0) {
+      parts.push_back(fmt::format("the saved activations of the first {} of {} layers, copied to host memory after each "
+                                  "forward and back before each backward (Transformer Engine's CPU offload keeps {} {} worth on "
+                                  "the GPU, which bounds how far the copies can run behind)",
+                                  par.activation_offload_layers, sc.model.layers,
+                                  sc.model.layers - par.activation_offload_layers,
+                                  sc.model.layers - par.activation_offload_layers == 1 ? "layer's" : "layers'"));
+    }
+    if (par.offload == Offload::optimizer_and_params) parts.emplace_back("each layer's parameters fetched before its forward and backward");
+    if (par.offload != Offload::none) parts.emplace_back("the CPU optimizer step's gradient and weight traffic");
+    std::string what;
+    for (std::size_t i = 0; i < parts.size(); ++i) what += (i == 0 ? "" : "; and ") + parts[i];
+    return fmt::format("host-link transfers not hidden by compute, over {} ({:.0f} GB/s per direction): {}",
+                       host_link_is_c2c(sc.system.gpu.host_bandwidth) ? "NVLink-C2C" : "PCIe",
+                       sc.system.gpu.host_bandwidth.value() / 1e9, what);
+  }
   if (key == "other") return "the fixed per-step overhead (data loading, logging, the training loop)";
   const double host_share = host_wait.value() / p.step_time.value();
   if (host_share >= kOverheadWorthNaming) {
@@ -569,6 +588,15 @@ std::string explanation_text(const Scenario& sc, const Explanation& e, std::size
                                                   {"buffers", m.buffers},           {"fragmentation", m.fragmentation}};
   for (const auto& [name, bytes] : memory) {
     out += fmt::format("  {:<44}{:>8.2f} GiB  {:5.1f}%\n", name, bytes.value() / kGiB, 100.0 * (bytes / m.peak));
+  }
+  if (p.activation_offloaded.value() > 0.0) {
+    out += fmt::format("  {:<44}{:>8.2f} GiB  (off the GPU, not in the peak)\n",
+                       fmt::format("activations offloaded ({} of {} layers)", sc.parallel.activation_offload_layers,
+                                   sc.model.layers),
+                       p.activation_offloaded.value() / kGiB);
+  }
+  if (p.host_memory.value() > 0.0) {
+    out += fmt::format("  {:<44}{:>8.2f} GiB\n", "host memory per GPU (offload)", p.host_memory.value() / kGiB);
   }
   if (!e.placement.empty()) {
     out += "\nPlacement:\n";

@@ -116,6 +116,7 @@ std::string training_report_json(const Scenario& scenario, const TrainingPredict
     j["goodput"] = gp;
   }
   if (p.host_memory.value() > 0.0) j["host_memory_per_gpu_bytes"] = bytes(p.host_memory);
+  if (p.activation_offloaded.value() > 0.0) j["activation_offload_bytes"] = bytes(p.activation_offloaded);
   j["notes"] = p.notes;
   return j.dump(2);
 }

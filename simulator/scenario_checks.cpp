@@ -275,6 +275,27 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
                                                        ") exceeds the layers of a model chunk (" + str(per_chunk) + ")");
       }
     }
+    if (ok({"parallel.activation_offload_layers", "parallel.pp", "parallel.vpp", "parallel.recompute"}) &&
+        p.activation_offload_layers > 0) {
+      // Megatron-Core's TransformerConfig.__post_init__ (megatron/core/transformer/transformer_config.py):
+      // cpu_offloading_num_layers < num_layers, no pipeline parallelism, no recomputation.
+      if (state.workload_read && !s.is_training()) {
+        sink.error_at("parallel.activation_offload_layers", "activation_offload_layers applies to training scenarios only");
+      } else if (p.activation_offload_layers >= m.layers) {
+        sink.error_at("parallel.activation_offload_layers",
+                      "activation_offload_layers (" + str(p.activation_offload_layers) +
+                          ") must be less than the model's layers (" + str(m.layers) +
+                          "): the last layer's activations are never offloaded");
+      } else if (p.pp > 1 || p.vpp > 1) {
+        sink.error_at("parallel.activation_offload_layers",
+                      "activation_offload_layers needs pp = 1 and vpp = 1 (Megatron-Core has no CPU offloading "
+                      "with pipeline parallelism)");
+      } else if (p.recompute != Recompute::none) {
+        sink.error_at("parallel.activation_offload_layers",
+                      "activation_offload_layers needs recompute: none (Megatron-Core's CPU offloading does not work "
+                      "with activation recomputation)");
+      }
+    }
     if (ok({"parallel.recompute_modules", "parallel.recompute"}) && !p.recompute_modules.is_default()) {
       const bool fp8_delayed = state.precision_read && s.precision.compute == DataType::fp8 &&
                                s.precision.fp8_scaling == Fp8Scaling::delayed;

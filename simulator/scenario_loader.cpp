@@ -566,7 +566,7 @@ std::optional<InferenceWorkload> read_inference(Reader& ctx, const YamlValue& v)
 std::optional<ParallelConfig> read_parallel(Reader& ctx, const YamlValue& v, bool& dp_given) {
   const MapReader r(ctx.sink, v.node, v.path, v.where,
                     {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "first_stage_layers", "last_stage_layers",
-                     "sequence_parallel", "schedule", "zero", "recompute", "recompute_layers", "recompute_modules", "offload", "cp_kind", "ep_dispatcher", "overlap_grad_reduce",
+                     "sequence_parallel", "schedule", "zero", "recompute", "recompute_layers", "recompute_modules", "offload", "activation_offload_layers", "cp_kind", "ep_dispatcher", "overlap_grad_reduce",
                      "overlap_param_gather", "tp_comm_overlap", "ep_comm_overlap", "order"});
   if (!r.is_mapping()) return std::nullopt;
   ParallelConfig p;
@@ -584,6 +584,7 @@ std::optional<ParallelConfig> read_parallel(Reader& ctx, const YamlValue& v, boo
   set("last_stage_layers", p.last_stage_layers, kNonNegative);
   set("zero", p.zero, {0, 3});
   set("recompute_layers", p.recompute_layers, kNonNegative);
+  set("activation_offload_layers", p.activation_offload_layers, kNonNegative);
   dp_given = r.has("dp");
   if (auto x = r.boolean("sequence_parallel")) p.sequence_parallel = *x;
   if (auto x = r.enumeration<PipelineSchedule>("schedule")) p.schedule = *x;

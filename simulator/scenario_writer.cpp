@@ -260,6 +260,7 @@ void write_parallel(Writer& w, const ParallelConfig& p) {
   if (p.recompute_layers > 0) w.integer(2, "recompute_layers", p.recompute_layers);
   if (!p.recompute_modules.is_default()) w.value(2, "recompute_modules", recompute_modules_text(p.recompute_modules));
   w.enumeration(2, "offload", p.offload);
+  if (p.activation_offload_layers > 0) w.integer(2, "activation_offload_layers", p.activation_offload_layers);
   w.enumeration(2, "cp_kind", p.cp_kind);
   // Written when set: files from before the setting stay as they were.
   if (p.ep_dispatcher != ExpertDispatcher::alltoall) w.enumeration(2, "ep_dispatcher", p.ep_dispatcher);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "model/activation_memory.h"
+#include "model/activation_offload.h"
 #include "model/flops.h"
 #include "model/goodput.h"
 #include "model/layer_shape.h"
@@ -51,9 +52,6 @@ void fill_layers_per_virtual_stage(int layers, const ParallelConfig& parallel, s
 
 Seconds pass_total(const PassTime& t) { return t.total(); }
 
-// PCIe Gen5 x16: 64 GB/s per direction (PCI-SIG, 32 GT/s x 16 lanes). A faster host link is
-// NVLink-C2C (450 GB/s per direction on GH200/GB200): the host is a Grace CPU.
-constexpr double kPcieX16Gen5PerDirection = 64.0e9;
 
 // Remembers the collectives already priced during one prediction: a step asks for the same
 // (op, size, group) many times (every chunk's gradients, every stage's gather), and a faithful
@@ -416,6 +414,33 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
     }
   }
 
+  // Activation offload (model/activation_offload.h): the model's first N layers' saved activations
+  // go to host memory and come back; the loader allows it only with one pipeline stage and one
+  // chunk, so the whole model is virtual stage 0. Layers in model order: the dense ones first,
+  // the BF16 edge layers at both ends.
+  plan.activation_offload = ActivationOffloadTime{};
+  if (par.activation_offload_layers > 0 && virtual_stages == 1 && gpu.host_bandwidth.value() > 0.0) {
+    const int L = layers[0];
+    const int nm = plan.moe_layers[0];
+    const int edge_first = plan.is_first(0) ? std::min(edge, L - nm) : 0;
+    const int edge_last = plan.edge_layers[0] - edge_first;
+    std::vector<OffloadedLayer> stack(static_cast<std::size_t>(L));
+    for (int j = 0; j < L; ++j) {
+      const bool moe = j >= L - nm;
+      const bool bf16_edge = j < edge_first || j >= L - edge_last;
+      const LayerCosts& c = bf16_edge ? plan.edge_costs : moe ? moe_costs : costs;
+      const LayerActivations& a = bf16_edge ? edge_activation : moe ? moe_activation : layer_activation;
+      stack[static_cast<std::size_t>(j)] = {a.stored, pass_total(c.layer_forward) + plan.offload_forward,
+                                            pass_total(c.layer_backward) + plan.offload_backward};
+    }
+    const HostCopyRates rates = host_copy_rates(gpu.host_bandwidth, params);
+    plan.activation_offload = activation_offload_time(stack, std::min(par.activation_offload_layers, L - 1),
+                                                      rates.device_to_host, rates.host_to_device);
+    m_forward[0] += plan.activation_offload.forward_exposed;
+    m_backward[0] += plan.activation_offload.backward_exposed;
+    m_activations[0] -= plan.activation_offload.offloaded;
+  }
+
   // --- 3. Pipeline -------------------------------------------------------------------------------
   plan.p2p_bytes = Bytes(shape.tokens() * shape.hidden * shape.activation_bytes / tp);
   plan.p2p = pp > 1 ? net.time(CollectiveOp::send_recv, plan.p2p_bytes, plan.pp_link) : Seconds(0.0);
@@ -691,7 +716,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       // --overlap-cpu-optimizer-d2h-h2d pipelines the three by parameter group (ZeRO-Offload
       // overlaps the same way), so the slowest of the three sets the time.
       const double shard = sharded_optimizer ? e.params / dp : e.params;
-      const Bandwidth dram(gpu.host_bandwidth.value() > kPcieX16Gen5PerDirection ? params.host_dram_bandwidth_per_gpu_grace
+      const Bandwidth dram(host_link_is_c2c(gpu.host_bandwidth) ? params.host_dram_bandwidth_per_gpu_grace
                                                                                    : params.host_dram_bandwidth_per_gpu_x86);
       const Seconds down = Bytes(shard * grad_bytes) / gpu.host_bandwidth;
       const Seconds cpu = Bytes(shard * (params.adam_grad_and_weight_bytes_per_param +
@@ -755,6 +780,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     }
     if (n + nm > 0) b.dp_comm_exposed += (costs.zero3_first_gather + costs.zero3_last_reduce) * m;
     b.offload_exposed += (plan.offload_forward + plan.offload_backward) * ((n + nm) * m);
+    if (vs == 0) b.offload_exposed += plan.activation_offload.exposed() * m;
     if (plan.is_first(vs)) {
       b.compute += (costs.embedding_forward.compute + costs.embedding_backward.compute) * m;
       b.tp_comm_exposed += (costs.embedding_forward.tp_exposed + costs.embedding_backward.tp_exposed) * m;
@@ -827,6 +853,19 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       out.notes.emplace_back("offload needs more host memory than the node has");
     }
     if (gpu.host_bandwidth.value() <= 0.0) out.notes.emplace_back("the GPU's host link is unknown: offload transfers are not priced");
+  }
+  if (par.activation_offload_layers > 0) {
+    // One micro-batch's offloaded activations in pinned host memory (pp = 1: one in flight);
+    // TE frees each layer's host copy after its reload.
+    out.host_memory += plan.activation_offload.offloaded;
+    out.activation_offloaded = plan.activation_offload.offloaded;
+    const double gpus_per_node = std::max(system.gpus_per_node, 1);
+    if (system.host_memory_per_node.value() > 0.0 && out.host_memory * gpus_per_node > system.host_memory_per_node) {
+      out.notes.emplace_back("activation offload needs more host memory than the node has");
+    }
+    if (gpu.host_bandwidth.value() <= 0.0) {
+      out.notes.emplace_back("the GPU's host link is unknown: activation offload is not modelled (activations stay on the GPU)");
+    }
   }
 
   // --- Goodput: the terms outside the step (model/goodput.h) -----------------------------------

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "model/activation_offload.h"
 #include "model/collective.h"
 #include "model/cost_parameters.h"
 #include "model/layer_shape.h"
@@ -114,6 +115,7 @@ class TrainingPredictor {
     std::vector<int> edge_layers;  // per virtual stage: how many of its layers are those
     Seconds offload_forward;     // per layer: offloaded parameters' transfer beyond the forward
     Seconds offload_backward;    // ... and beyond the backward
+    ActivationOffloadTime activation_offload;  // per micro-batch, virtual stage 0 (pp = 1)
     Bytes p2p_bytes;             // one activation transfer between stages
     Seconds p2p;
     bool blocking_p2p = false;
