@@ -866,6 +866,11 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     if (gpu.host_bandwidth.value() <= 0.0) {
       out.notes.emplace_back("the GPU's host link is unknown: activation offload is not modelled (activations stay on the GPU)");
     }
+    if (pp * chunks > 1) {
+      // Only a search or sweep reaches here (the loader rejects it): Megatron-Core offers no CPU
+      // offloading with pipeline parallelism.
+      out.notes.emplace_back("activation offload needs pp = 1 and vpp = 1: not applied to this layout");
+    }
   }
 
   // --- Goodput: the terms outside the step (model/goodput.h) -----------------------------------
