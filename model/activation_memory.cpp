@@ -112,4 +112,8 @@ Bytes output_activation_bytes(const LayerShape& s) {
   return Bytes(2.0 * s.activation_bytes * s.norm_tokens() * s.hidden + s.saved_logit_bytes * s.tokens() * s.vocab / s.t());
 }
 
+Bytes loss_backward_working_set_bytes(const LayerShape& s) {
+  return Bytes(s.loss_backward_logit_bytes * s.tokens() * s.vocab / s.t());
+}
+
 }  // namespace stepcast

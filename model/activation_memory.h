@@ -87,5 +87,9 @@ Bytes embedding_activation_bytes(const LayerShape& shape);
 // element) and the logits the cross-entropy keeps: FP32, 4 s b V / t (Sec. 4.3); the 16-bit
 // logits, 2 s b V / t, with Transformer Engine's fused cross-entropy (saved_logit_bytes).
 Bytes output_activation_bytes(const LayerShape& shape);
+// Last stage, while the loss's backward runs for one micro-batch: the vocab-sized gradients it
+// holds beside the saved logits (loss_backward_logit_bytes s b V / t; 0 unless PyTorch's
+// cross-entropy, CrossEntropyFusion::pytorch).
+Bytes loss_backward_working_set_bytes(const LayerShape& shape);
 
 }  // namespace stepcast

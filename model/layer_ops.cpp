@@ -508,6 +508,7 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.activation_bytes = (precision.compute == DataType::fp32 || precision.compute == DataType::tf32) ? 4.0 : 2.0;
   s.main_grad_bytes = bytes_per_element(precision.grads);
   s.saved_logit_bytes = training.cross_entropy_fusion == CrossEntropyFusion::te ? s.activation_bytes : 4.0;
+  s.loss_backward_logit_bytes = training.cross_entropy_fusion == CrossEntropyFusion::pytorch ? 8.0 : 0.0;
   s.mla = model.mla;
   s.moe = model.moe;
   if (s.moe.is_moe() && s.moe.ffn_hidden <= 0) s.moe.ffn_hidden = static_cast<int>(s.ffn);

@@ -45,6 +45,10 @@ struct LayerShape {
   // Bytes per logit the cross-entropy keeps for the backward: FP32 (4) natively, the 16-bit
   // logits themselves with Transformer Engine's in-place fused cross-entropy (CrossEntropyFusion).
   double saved_logit_bytes = 4.0;
+  // Bytes per logit alive beside the saved ones while the loss's backward runs, on the last
+  // stage for one micro-batch: 8 (two FP32 gradients) with PyTorch's cross-entropy, else 0
+  // (Megatron's and Transformer Engine's overwrite the saved logits in place).
+  double loss_backward_logit_bytes = 0.0;
 
   // Attention variant, experts and context parallelism (the same for every layer of a model).
   std::optional<MlaSpec> mla;         // multi-head latent attention instead of MHA/GQA/MQA

@@ -29,7 +29,14 @@ enum class KernelFusion { fused, eager };
 // te: Transformer Engine's fused cross-entropy (transformer_engine/pytorch/cross_entropy.py,
 // CrossEntropyFunction), which saves its 16-bit input logits and overwrites them in place with
 // their gradient: 2 s b V / t bytes.
-enum class CrossEntropyFusion { native, te };
+// pytorch: PyTorch's torch.nn.functional.cross_entropy on the logits cast to FP32, as torchtitan's
+// loss (`cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1))`; under loss parallelism
+// the same ops on vocab-sharded DTensors). It keeps log_softmax's FP32 output for the backward
+// (4 s b V / t, as native), and its backward holds two more FP32 tensors of that shape at once:
+// nll_loss's gradient and log_softmax's input gradient, allocated beside the saved output
+// (PyTorch tools/autograd/derivatives.yaml: _log_softmax_backward_data(grad, result, ...) is not
+// in place). Its time is priced as native's.
+enum class CrossEntropyFusion { native, te, pytorch };
 
 struct TrainingWorkload {
   int seq_len = 2048;

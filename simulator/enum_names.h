@@ -101,7 +101,8 @@ struct EnumTable<KernelFusion> {
 template <>
 struct EnumTable<CrossEntropyFusion> {
   static constexpr std::array values = {std::pair{CrossEntropyFusion::native, std::string_view("native")},
-                                        std::pair{CrossEntropyFusion::te, std::string_view("te")}};
+                                        std::pair{CrossEntropyFusion::te, std::string_view("te")},
+                                        std::pair{CrossEntropyFusion::pytorch, std::string_view("pytorch")}};
 };
 
 template <>

@@ -548,12 +548,20 @@ void TrainingPredictor::stage_memory(const Scenario& scenario, std::span<const B
     if (par.offload != Offload::none) mem.optimizer_states = Bytes(0.0);
     if (par.offload == Offload::optimizer_and_params) mem.weights = Bytes(0.0);
     mem.activations = peak_activations[static_cast<std::size_t>(s)];
+    // What a backward step holds beside the saved activations, the largest one: a layer's
+    // recomputed activations, or, on the stage with the loss, the loss's gradients (the two never
+    // coexist: the loss's backward ends before the last layer's begins).
+    Bytes working(0.0);
     if (par.recompute == Recompute::full) {
-      mem.activations += max(recompute_working_set_bytes(plan.shape), recompute_working_set_bytes(plan.moe_shape));
+      working = max(recompute_working_set_bytes(plan.shape), recompute_working_set_bytes(plan.moe_shape));
     } else if (par.recompute == Recompute::selective) {
-      mem.activations += max(selective_recompute_working_set_bytes(plan.shape, par.recompute_modules),
-                             selective_recompute_working_set_bytes(plan.moe_shape, par.recompute_modules));
+      working = max(selective_recompute_working_set_bytes(plan.shape, par.recompute_modules),
+                    selective_recompute_working_set_bytes(plan.moe_shape, par.recompute_modules));
     }
+    for (int c = 0; c < plan.chunks; ++c) {
+      if (plan.is_last(c * plan.pp + s)) working = max(working, loss_backward_working_set_bytes(plan.shape));
+    }
+    mem.activations += working;
     mem.kv_cache = Bytes(0.0);
     mem.buffers = buffers_common;
     mem.fragmentation = mem.activations * params.allocator_fragmentation;

@@ -111,6 +111,34 @@ TEST_CASE("Transformer Engine's fused cross-entropy keeps the 16-bit logits, 2sb
   CHECK(make_layer_shape(m, w, par, precision_shorthand(DataType::fp32)).saved_logit_bytes == 4.0);
 }
 
+TEST_CASE("PyTorch's cross-entropy keeps FP32 logits and holds two more FP32 copies, 8sbV/t, while the loss's backward runs") {
+  // F.cross_entropy(logits.float()): log_softmax saves its FP32 output (4sbV/t, as Megatron's
+  // native path); its backward allocates nll_loss's gradient and log_softmax's input gradient
+  // beside it, FP32 each: 8sbV/t more, for one micro-batch on the last stage. The other two
+  // kernels overwrite the saved logits in place: no such working set.
+  const PaperConfig c = kPaperConfigs[1];
+  const double s = 2048, b = 1, h = c.hidden, t = c.tp, V = 51200;
+  TransformerSpec m;
+  m.layers = 96;
+  m.hidden = c.hidden;
+  m.heads = c.heads;
+  m.vocab = static_cast<int>(V);
+  TrainingWorkload w;
+  w.seq_len = 2048;
+  w.micro_batch = 1;
+  ParallelConfig par;
+  par.tp = c.tp;
+  par.sequence_parallel = true;
+  const PrecisionConfig bf16 = precision_shorthand(DataType::bf16);
+  CHECK(loss_backward_working_set_bytes(make_layer_shape(m, w, par, bf16)).value() == 0.0);
+  w.cross_entropy_fusion = CrossEntropyFusion::te;
+  CHECK(loss_backward_working_set_bytes(make_layer_shape(m, w, par, bf16)).value() == 0.0);
+  w.cross_entropy_fusion = CrossEntropyFusion::pytorch;
+  const LayerShape torch_ce = make_layer_shape(m, w, par, bf16);
+  CHECK(output_activation_bytes(torch_ce).value() == doctest::Approx(4 * s * b * h / t + 4 * s * b * V / t));
+  CHECK(loss_backward_working_set_bytes(torch_ce).value() == doctest::Approx(8 * s * b * V / t));
+}
+
 TEST_CASE("mixed precision keeps 18 bytes per parameter and ZeRO divides states by dp stage by stage") {
   const PrecisionConfig bf16 = precision_shorthand(DataType::bf16);
   const BytesPerParameter per = bytes_per_parameter(bf16);

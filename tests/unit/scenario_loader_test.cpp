@@ -356,7 +356,7 @@ precision: {compute: mxfp8, grads: bf16, moments: bf16, master_remainders: true}
         "BF16 weight lacks");
 }
 
-TEST_CASE("training.cross_entropy_fusion loads native (the default) or te, writes back, and rejects other words") {
+TEST_CASE("training.cross_entropy_fusion loads native (the default), te or pytorch, writes back, and rejects other words") {
   const std::string base = R"(schema_version: 1
 model: llama3-8b
 system: {preset: dgx-h100, gpus: 8}
@@ -369,6 +369,10 @@ precision: bf16
   CHECK(parse_scenario(write_scenario_yaml(s), s.source) == s);
   const Scenario plain = parse_scenario(base, "t.yaml", {{parse_override("training.cross_entropy_fusion=native")}});
   CHECK(plain.training().cross_entropy_fusion == CrossEntropyFusion::native);
+  const Scenario torch_ce = parse_scenario(base, "t.yaml", {{parse_override("training.cross_entropy_fusion=pytorch")}});
+  CHECK(torch_ce.training().cross_entropy_fusion == CrossEntropyFusion::pytorch);
+  CHECK(parse_scenario(write_scenario_yaml(torch_ce), "w.yaml").training().cross_entropy_fusion ==
+        CrossEntropyFusion::pytorch);
   CHECK(errors_of(base, {parse_override("training.cross_entropy_fusion=fused")}) != "");
 }
 

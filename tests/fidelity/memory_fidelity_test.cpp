@@ -1,0 +1,159 @@
+// Memory per GPU against published MEASURED peaks: the rows of
+// tests/fixtures/reference/published_memory.yaml, each with the layout it ran (its `scenario`, the
+// file's header states the mapping rules) and what the source measured (`kind`).
+//
+// The prediction's peak (model/prediction.h MemoryBreakdown) counts everything on the GPU. What a
+// source measures is one of three views of it (training_predictor.cpp stage_memory() builds the
+// buffers):
+//   device         the peak itself (nvidia-smi)
+//   max_reserved   the PyTorch caching allocator's segments: the peak less what lies outside
+//                  the allocator, the CUDA context (memory.cuda_context_bytes) and NCCL's buffers
+//                  (memory.nccl_buffer_bytes_per_communicator per communicator kind, as
+//                  stage_memory counts them: tp, pp, dp, cp groups larger than 1, these rows being
+//                  dense); cuBLAS workspaces, ZeRO-3's gathered layers and pipeline buffers are
+//                  allocator tensors and stay in
+//   max_allocated  max_reserved less the allocator's fragmentation (memory.allocator_fragmentation)
+//
+// Before this test (main at 171eba1) the model predicted the torchtitan rows 42.6-43.0% (Llama 3.1
+// 8B, full recomputation, 32K-256K tokens with CP) and 43.6% (70B, FSDP 32 x TP 8) under their
+// measured reserved peaks: it kept Megatron's FP32 logits for the loss (4 s b V / t) but not the two FP32
+// gradients PyTorch's cross-entropy allocates beside them in its backward. With
+// training.cross_entropy_fusion: pytorch (model/workload.h; 8 s b V / t more while the loss's
+// backward runs, 31 GiB at 32K tokens and Llama 3's 128K vocabulary) the 8B rows are 6.4-7.1% under;
+// the 70B row stays 25% under (see the guard's table: not explained by a cited mechanism).
+//
+// Tolerances: a regression guard holds each row within 5 points of its recorded error; the bar a
+// memory model should meet (every row within 10% of what it measured) is reported by a case
+// allowed to fail while the 70B row misses it.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "simulator/scenario_loader.h"
+#include "simulator/training_predictor.h"
+
+using namespace stepcast;
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct MemoryRow {
+  std::string id;
+  std::string kind;             // max_allocated, max_reserved or device
+  double measured_gib = 0.0;
+  double predicted_gib = 0.0;   // the prediction's view that matches `kind`
+  double error = 0.0;           // predicted / measured - 1
+  MemoryBreakdown memory;
+  int tokens_per_rank = 0;      // micro-batch x sequence / cp
+};
+
+// The prediction as the source's instrument sees it (the header's three views).
+double view_bytes(const MemoryBreakdown& m, const std::string& kind, const Scenario& sc, const CostParameters& params) {
+  const ParallelConfig& par = sc.parallel;
+  int communicators = 0;
+  for (int size : {par.tp, par.pp, par.dp, par.cp}) communicators += size > 1 ? 1 : 0;
+  const double outside = params.cuda_context_bytes + params.nccl_buffer_bytes_per_communicator * communicators;
+  if (kind == "device") return m.peak.value();
+  if (kind == "max_reserved") return m.peak.value() - outside;
+  REQUIRE(kind == "max_allocated");
+  return m.peak.value() - outside - m.fragmentation.value();
+}
+
+const std::vector<MemoryRow>& memory_rows() {
+  static const std::vector<MemoryRow> result = [] {
+    std::vector<MemoryRow> out;
+    const YAML::Node runs = YAML::LoadFile("tests/fixtures/reference/published_memory.yaml")["memory_runs"];
+    TrainingPredictor predictor;
+    std::printf("\n%-48s %-13s %8s %8s %7s | %7s %7s %7s %7s %7s %7s (GiB)\n", "published memory row", "kind",
+                "measured", "pred", "error", "weights", "grads", "optim", "activ", "buffers", "frag");
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const YAML::Node row = runs[i];
+      MemoryRow r;
+      r.id = row["id"].as<std::string>();
+      r.kind = row["kind"].as<std::string>();
+      r.measured_gib = row["measured_gib"].as<double>();
+      YAML::Node doc = YAML::Clone(row["scenario"]);
+      doc["schema_version"] = 1;
+      const Scenario sc = parse_scenario_node(doc, r.id);
+      const TrainingPrediction p = predictor.predict(sc);
+      r.memory = p.memory;
+      r.predicted_gib = view_bytes(p.memory, r.kind, sc, predictor.parameters()) / kGiB;
+      r.error = r.predicted_gib / r.measured_gib - 1.0;
+      r.tokens_per_rank = sc.training().micro_batch * sc.training().seq_len / sc.parallel.cp;
+      const MemoryBreakdown& m = p.memory;
+      std::printf("%-48s %-13s %8.1f %8.1f %+6.1f%% | %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f\n", r.id.c_str(),
+                  r.kind.c_str(), r.measured_gib, r.predicted_gib, 100.0 * r.error, m.weights.value() / kGiB,
+                  m.gradients.value() / kGiB, m.optimizer_states.value() / kGiB, m.activations.value() / kGiB,
+                  m.buffers.value() / kGiB, m.fragmentation.value() / kGiB);
+      out.push_back(r);
+    }
+    return out;
+  }();
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("every published memory row names its source, a known kind and a scenario that predicts") {
+  const YAML::Node runs = YAML::LoadFile("tests/fixtures/reference/published_memory.yaml")["memory_runs"];
+  REQUIRE(runs.size() == memory_rows().size());
+  CHECK(memory_rows().size() == 5);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    CAPTURE(runs[i]["id"].as<std::string>());
+    CHECK(!runs[i]["source"].as<std::string>().empty());
+    CHECK(!runs[i]["kind_source"].as<std::string>().empty());
+    const std::string kind = runs[i]["kind"].as<std::string>();
+    CHECK((kind == "max_allocated" || kind == "max_reserved" || kind == "device"));
+    CHECK(memory_rows()[i].predicted_gib > 0.0);
+  }
+}
+
+TEST_CASE("published memory rows: regression guard") {
+  // Each row's error when this test was written (predicted view / measured - 1), and a band of 5
+  // points around it: a model change that moves a row further must say why (and update this
+  // table). These are measurements of the model's error, not targets.
+  const std::map<std::string, double> recorded = {
+      {"torchtitan-2024-12-llama3.1-8b-fsdp8-cp1-32k", -0.064},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp4-cp2-64k", -0.067},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp2-cp4-128k", -0.065},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp1-cp8-256k", -0.071},
+      {"torchtitan-2024-12-llama3.1-70b-fsdp32-tp8", -0.252},
+  };
+  for (const MemoryRow& r : memory_rows()) {
+    CAPTURE(r.id);
+    REQUIRE(recorded.count(r.id) == 1);
+    CHECK(std::fabs(r.error - recorded.at(r.id)) <= 0.05);
+  }
+}
+
+TEST_CASE("rows whose ranks hold the same tokens and the same parameter shard predict the same memory, as measured") {
+  // torchtitan's Table 2 grows the sequence with CP at a fixed 8 GPUs: every rank keeps 32768
+  // tokens and 1/8 of the FP32 states (FSDP shards over FSDP x CP), and the measured peaks agree
+  // within 0.7% (83.9-84.5 GiB). The prediction's must agree as closely: 1%.
+  double lo = 1e30, hi = 0.0;
+  int n = 0;
+  for (const MemoryRow& r : memory_rows()) {
+    if (r.id.find("llama3.1-8b") == std::string::npos) continue;
+    CHECK(r.tokens_per_rank == 32768);
+    lo = std::min(lo, r.predicted_gib);
+    hi = std::max(hi, r.predicted_gib);
+    ++n;
+  }
+  REQUIRE(n == 4);
+  CHECK(hi / lo - 1.0 <= 0.01);
+}
+
+TEST_CASE("every published memory row within 10% of its measured peak (the bar)" * doctest::may_fail()) {
+  for (const MemoryRow& r : memory_rows()) {
+    CAPTURE(r.id);
+    CHECK(std::fabs(r.error) <= 0.10);
+  }
+}
