@@ -58,6 +58,9 @@ struct MemoryRow {
 // The prediction as the source's instrument sees it (the header's three views).
 double view_bytes(const MemoryBreakdown& m, const std::string& kind, const Scenario& sc, const CostParameters& params) {
   const ParallelConfig& par = sc.parallel;
+  // A MoE row adds the expert groups' communicators (stage_memory counts ep, expert tp and expert
+  // dp too): extend this count before adding one.
+  REQUIRE(!sc.model.is_moe());
   int communicators = 0;
   for (int size : {par.tp, par.pp, par.dp, par.cp}) communicators += size > 1 ? 1 : 0;
   const double outside = params.cuda_context_bytes + params.nccl_buffer_bytes_per_communicator * communicators;
