@@ -204,6 +204,24 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
                                     : "no recomputation: no extra forward work, the most activation memory",
         std::move(o));
   }
+  // Activation offloading (Megatron-Core cpu_offloading with activations; model/activation_offload.h):
+  // Megatron-Core runs it only without a pipeline and without recomputation, so it is offered there,
+  // at a quarter, a half and three quarters of the layers (or turned off when it is on).
+  if (p.pp == 1 && p.vpp <= 1 && p.recompute == Recompute::none && sc.model.layers > 1) {
+    const int layers = sc.model.layers;
+    std::set<int> counts;
+    for (int quarter : {1, 2, 3}) counts.insert(std::clamp(layers * quarter / 4, 1, layers - 1));
+    if (p.activation_offload_layers > 0) counts.insert(0);
+    counts.erase(p.activation_offload_layers);
+    for (int n : counts) {
+      add(fmt::format("activation offload: {} -> {} of {} layers", p.activation_offload_layers, n, layers),
+          n > p.activation_offload_layers
+              ? "the saved activations of the first layers go to host memory after their forward and come back "
+                "before their backward (Megatron-Core cpu_offloading), under the neighbouring layers' compute"
+              : "fewer layers' activations offloaded: less host traffic, more GPU memory",
+          {{"parallel.activation_offload_layers", str(n)}});
+    }
+  }
   // Eager PyTorch modules -> fused kernels.
   if (t.kernels == KernelFusion::eager) {
     add("kernels: eager -> fused",
@@ -620,6 +638,24 @@ std::string explanation_text(const Scenario& sc, const Explanation& e, std::size
   }
   if (shown == 0) out += "  none of the changes tried is faster\n";
   if (slower > 0) out += fmt::format("  ({} other changes tried are slower or no faster)\n", slower);
+  if (!p.fits) {
+    // The layout cannot run as it is: what would let it run matters more than what is faster.
+    std::vector<const ExplainChange*> fitting;
+    for (const ExplainChange& c : e.changes) {
+      if (c.fits) fitting.push_back(&c);
+    }
+    out += "Changes that make it fit in memory (least slowdown first):\n";
+    if (fitting.empty()) out += "  none of the changes tried fits\n";
+    for (std::size_t i = 0; i < fitting.size() && i < 5; ++i) {
+      const ExplainChange& c = *fitting[i];
+      std::string set;
+      for (const Override& o : c.overrides) set += " --set " + o.key_path + "=" + o.value;
+      double slowdown = -100.0 * c.saved.value() / step;
+      if (std::abs(slowdown) < 0.05) slowdown = 0.0;  // no "-0.0%"
+      out += fmt::format("  - {} -> {} ({:+.1f}%), {:.1f} GiB\n      {}\n", c.title, seconds_text(c.prediction.step_time),
+                         slowdown, c.prediction.memory.peak.value() / kGiB, set.substr(1));
+    }
+  }
   if (!e.no_fit.empty()) {
     out += "Faster but do not fit in memory:\n";
     for (std::size_t i = 0; i < e.no_fit.size() && i < 3; ++i) {

@@ -16,7 +16,7 @@ enum class Field {
   tp, pp, dp, cp, ep, expert_tp, vpp, first_stage_layers, last_stage_layers, zero, sequence_parallel,
   overlap_grad_reduce, overlap_param_gather, tp_comm_overlap, ep_comm_overlap, schedule, recompute, recompute_layers,
   recompute_modules,
-  offload, cp_kind, ep_dispatcher, seq_len, global_batch, micro_batch, kernels, gpus, precision
+  offload, activation_offload_layers, cp_kind, ep_dispatcher, seq_len, global_batch, micro_batch, kernels, gpus, precision
 };
 enum class Kind { integer, boolean, word, module_list };
 
@@ -47,6 +47,7 @@ constexpr FastKey kFastKeys[] = {
     {"parallel.recompute_layers", Field::recompute_layers, Kind::integer},
     {"parallel.recompute_modules", Field::recompute_modules, Kind::module_list},
     {"parallel.offload", Field::offload, Kind::word},
+    {"parallel.activation_offload_layers", Field::activation_offload_layers, Kind::integer},
     {"parallel.cp_kind", Field::cp_kind, Kind::word},
     {"parallel.ep_dispatcher", Field::ep_dispatcher, Kind::word},
     {"training.seq_len", Field::seq_len, Kind::integer},
@@ -158,6 +159,7 @@ void apply(Field f, long long v, Scenario& sc) {
     case Field::recompute_layers: p.recompute_layers = i; break;
     case Field::recompute_modules: p.recompute_modules.bits = static_cast<unsigned>(v); break;
     case Field::offload: p.offload = enum_at<Offload>(v); break;
+    case Field::activation_offload_layers: p.activation_offload_layers = i; break;
     case Field::cp_kind: p.cp_kind = enum_at<ContextParallelKind>(v); break;
     case Field::ep_dispatcher: p.ep_dispatcher = enum_at<ExpertDispatcher>(v); break;
     case Field::seq_len: std::get<TrainingWorkload>(sc.workload).seq_len = i; break;

@@ -314,3 +314,48 @@ TEST_CASE("explain offers the MoE all-to-all overlap only where Megatron-Core ru
   CHECK(offered({{"parallel.pp", "2"}, {"parallel.vpp", "2"}, {"parallel.expert_tp", "1"}}));
   CHECK_FALSE(offered({{"parallel.recompute", "selective"}, {"parallel.recompute_modules", "[moe]"}}));
 }
+
+TEST_CASE("explain offers activation offloading only where Megatron-Core runs it, and on a layout that does not fit lists what fits") {
+  // scenarios/examples/llama3-70b-activation-offload.yaml: GB200, FSDP, recompute none, 40 of 80
+  // layers offloaded, predicted over its memory. Megatron-Core allows cpu_offloading only with
+  // pp 1 and no recompute (transformer_config.py; model/activation_offload.h), so the offered
+  // counts are the quarters of the layers other than the current one, and 0 to turn it off.
+  ExplainOptions options;
+  options.sensitivity = false;
+  const Scenario sc = load_scenario("scenarios/examples/llama3-70b-activation-offload.yaml");
+  const Explanation e = explain_training(sc, options);
+  REQUIRE_FALSE(e.base.fits);
+  const auto find = [&](const std::string& title) -> const ExplainChange* {
+    for (const auto* list : {&e.changes, &e.no_fit}) {
+      for (const ExplainChange& c : *list) {
+        if (c.title == title) return &c;
+      }
+    }
+    return nullptr;
+  };
+  const ExplainChange* more = find("activation offload: 40 -> 60 of 80 layers");
+  REQUIRE(more != nullptr);
+  CHECK(find("activation offload: 40 -> 20 of 80 layers") != nullptr);
+  CHECK(find("activation offload: 40 -> 0 of 80 layers") != nullptr);
+  CHECK(find("activation offload: 40 -> 40 of 80 layers") == nullptr);
+  // Offloading 20 more layers moves their activations off the GPU: it fits, and the peak drops.
+  CHECK(more->fits);
+  CHECK(more->prediction.memory.peak < e.base.memory.peak);
+  // The text leads with what would let the layout run.
+  const std::string text = explanation_text(sc, e);
+  const auto section = text.find("Changes that make it fit in memory (least slowdown first):");
+  REQUIRE(section != std::string::npos);
+  CHECK(text.find("activation offload: 40 -> 60 of 80 layers", section) != std::string::npos);
+  // With recomputation (or a pipeline) Megatron-Core refuses cpu_offloading: not offered.
+  const std::vector<Override> recomputing = {{"parallel.activation_offload_layers", "0"}, {"parallel.recompute", "full"}};
+  const Explanation full =
+      explain_training(load_scenario("scenarios/examples/llama3-70b-activation-offload.yaml", recomputing), options);
+  for (const auto* list : {&full.changes, &full.no_fit}) {
+    for (const ExplainChange& c : *list) CHECK(c.title.find("activation offload") == std::string::npos);
+  }
+  // A layout that fits has no such section.
+  const Scenario fitting = load_scenario("gpt3-175b-selene");
+  const Explanation fe = explain_training(fitting, options);
+  REQUIRE(fe.base.fits);
+  CHECK(explanation_text(fitting, fe).find("Changes that make it fit") == std::string::npos);
+}

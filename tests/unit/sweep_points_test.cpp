@@ -174,3 +174,24 @@ axes:
   CHECK(valid == 4);    // [core_attn] with either recompute; [layernorm, moe_act] and [moe] with selective
   CHECK(invalid == 4);  // the other two with none; [mla_up_proj] with both
 }
+
+TEST_CASE("an activation_offload_layers axis builds the same points in memory as from a file, and refuses what the loader refuses") {
+  // Megatron-Core's checks (model/activation_offload.h): N < layers (80 for Llama 3 70B), pp 1, no
+  // recompute; a point that breaks one must fail in memory with the loader's reason.
+  const SweepFile sweep = parse_sweep(R"(
+schema_version: 1
+base: scenarios/examples/llama3-70b-activation-offload.yaml
+axes:
+  parallel.activation_offload_layers: [0, 20, 79, 80]
+  parallel.recompute: [none, full]
+  parallel.pp: [1, 2]
+)",
+                                      "<input>");
+  int valid = 0;
+  int invalid = 0;
+  check_fast_equals_file(sweep, 1, valid, invalid);
+  // Valid: N = 0, 20, 79 with pp 1 and no recompute (3); N = 0 with full recompute (1); N = 0 with
+  // pp 2 (dp follows: 32), either recompute (2). The other 10 break one of the rules or N < 80.
+  CHECK(valid == 6);
+  CHECK(invalid == 10);
+}
