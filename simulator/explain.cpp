@@ -581,6 +581,15 @@ Explanation explain_training(const Scenario& scenario, const ExplainOptions& opt
   return out;
 }
 
+namespace {
+// The command-line flags that apply a change: "--set key=value --set ...".
+std::string set_flags(const std::vector<Override>& overrides) {
+  std::string flags;
+  for (const Override& o : overrides) flags += (flags.empty() ? "" : " ") + ("--set " + o.key_path + "=" + o.value);
+  return flags;
+}
+}  // namespace
+
 std::string explanation_text(const Scenario& sc, const Explanation& e, std::size_t max_changes, std::size_t max_sensitivity) {
   const TrainingPrediction& p = e.base;
   const ParallelConfig& par = sc.parallel;
@@ -630,11 +639,9 @@ std::string explanation_text(const Scenario& sc, const Explanation& e, std::size
       continue;
     }
     if (shown++ == max_changes) break;
-    std::string set;
-    for (const Override& o : c.overrides) set += " --set " + o.key_path + "=" + o.value;
     out += fmt::format("  {:>2}. {:<58} {:>10} ({:4.1f}%) -> {}, {:.1f} GiB\n      {}\n      {}\n", shown, c.title,
                        "-" + seconds_text(c.saved), 100.0 * c.saved.value() / step, seconds_text(c.prediction.step_time),
-                       c.prediction.memory.peak.value() / kGiB, c.why, set.substr(1));
+                       c.prediction.memory.peak.value() / kGiB, c.why, set_flags(c.overrides));
   }
   if (shown == 0) out += "  none of the changes tried is faster\n";
   if (slower > 0) out += fmt::format("  ({} other changes tried are slower or no faster)\n", slower);
@@ -648,12 +655,10 @@ std::string explanation_text(const Scenario& sc, const Explanation& e, std::size
     if (fitting.empty()) out += "  none of the changes tried fits\n";
     for (std::size_t i = 0; i < fitting.size() && i < 5; ++i) {
       const ExplainChange& c = *fitting[i];
-      std::string set;
-      for (const Override& o : c.overrides) set += " --set " + o.key_path + "=" + o.value;
       double slowdown = -100.0 * c.saved.value() / step;
       if (std::abs(slowdown) < 0.05) slowdown = 0.0;  // no "-0.0%"
       out += fmt::format("  - {} -> {} ({:+.1f}%), {:.1f} GiB\n      {}\n", c.title, seconds_text(c.prediction.step_time),
-                         slowdown, c.prediction.memory.peak.value() / kGiB, set.substr(1));
+                         slowdown, c.prediction.memory.peak.value() / kGiB, set_flags(c.overrides));
     }
   }
   if (!e.no_fit.empty()) {
