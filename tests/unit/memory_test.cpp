@@ -41,6 +41,26 @@ LayerShape shape_of(const PaperConfig& c, bool sequence_parallel, bool flash = f
   p.sequence_parallel = sequence_parallel;
   return make_layer_shape(m, w, p, precision_shorthand(DataType::bf16));
 }
+
+// The model, workload and layout of a configuration's loss stage as make_layer_shape reads them:
+// one sequence of 2048 with V = 51200, sequence-parallel over its TP group.
+struct LossStageInputs {
+  TransformerSpec model;
+  TrainingWorkload workload;
+  ParallelConfig parallel;
+};
+LossStageInputs loss_stage_inputs(const PaperConfig& c) {
+  LossStageInputs in;
+  in.model.layers = c.layers;
+  in.model.hidden = c.hidden;
+  in.model.heads = c.heads;
+  in.model.vocab = 51200;
+  in.workload.seq_len = 2048;
+  in.workload.micro_batch = 1;
+  in.parallel.tp = c.tp;
+  in.parallel.sequence_parallel = true;
+  return in;
+}
 }  // namespace
 
 TEST_CASE("activation memory per layer matches Korthikanti et al. 2022 Table 2 for the paper's models") {
@@ -89,17 +109,7 @@ TEST_CASE("Transformer Engine's fused cross-entropy keeps the 16-bit logits, 2sb
   // (Megatron-Core cross_entropy_fusion_impl 'te'): the output stage keeps 4sbh/t + 2sbV/t.
   const PaperConfig c = kPaperConfigs[1];
   const double s = 2048, b = 1, h = c.hidden, t = c.tp, V = 51200;
-  TransformerSpec m;
-  m.layers = 96;
-  m.hidden = c.hidden;
-  m.heads = c.heads;
-  m.vocab = static_cast<int>(V);
-  TrainingWorkload w;
-  w.seq_len = 2048;
-  w.micro_batch = 1;
-  ParallelConfig par;
-  par.tp = c.tp;
-  par.sequence_parallel = true;
+  auto [m, w, par] = loss_stage_inputs(c);
   const PrecisionConfig bf16 = precision_shorthand(DataType::bf16);
   // The default, Megatron's native cross-entropy: FP32 logits.
   CHECK(make_layer_shape(m, w, par, bf16).saved_logit_bytes == 4.0);
@@ -118,17 +128,7 @@ TEST_CASE("PyTorch's cross-entropy keeps FP32 logits and holds two more FP32 cop
   // kernels overwrite the saved logits in place: no such working set.
   const PaperConfig c = kPaperConfigs[1];
   const double s = 2048, b = 1, h = c.hidden, t = c.tp, V = 51200;
-  TransformerSpec m;
-  m.layers = 96;
-  m.hidden = c.hidden;
-  m.heads = c.heads;
-  m.vocab = static_cast<int>(V);
-  TrainingWorkload w;
-  w.seq_len = 2048;
-  w.micro_batch = 1;
-  ParallelConfig par;
-  par.tp = c.tp;
-  par.sequence_parallel = true;
+  auto [m, w, par] = loss_stage_inputs(c);
   const PrecisionConfig bf16 = precision_shorthand(DataType::bf16);
   CHECK(loss_backward_working_set_bytes(make_layer_shape(m, w, par, bf16)).value() == 0.0);
   w.cross_entropy_fusion = CrossEntropyFusion::te;

@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "simulator/diagnostics.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
 #include "tests/support/gpt3_scenario.h"
+#include "tests/support/scenario_errors.h"
 
 using namespace stepcast;
 
@@ -50,14 +50,7 @@ TEST_CASE("recomputing half the layers re-runs half the forward work and keeps h
 
 TEST_CASE("recompute_layers needs full recomputation and at most a chunk's layers") {
   const auto errors = [](const std::string& parallel) {
-    const std::string yaml = "schema_version: 1\nmodel: llama3-8b\nsystem: {gpu: h100-sxm-80gb, gpus: 8}\n"
-                             "training: {seq_len: 4096, global_batch: 64, micro_batch: 1}\nparallel: " + parallel + "\n";
-    try {
-      parse_scenario(yaml, "t.yaml");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
+    return test::scenario_errors(test::llama3_8b_training_document(parallel));
   };
   CHECK(errors("{tp: 1, pp: 2, recompute: full, recompute_layers: 16}").empty());
   CHECK(errors("{tp: 1, pp: 2, recompute: selective, recompute_layers: 4}").find("needs recompute: full") !=

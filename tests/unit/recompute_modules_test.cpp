@@ -11,9 +11,9 @@
 #include "model/layer_shape.h"
 #include "model/moe_ops.h"
 #include "simulator/catalog.h"
-#include "simulator/diagnostics.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/scenario_errors.h"
 
 using namespace stepcast;
 
@@ -165,20 +165,11 @@ namespace {
 const char* kGptOss =
     "schema_version: 1\nmodel: gpt-oss-120b\nsystem: {gpu: h100-sxm-80gb, gpus: 64}\n"
     "training: {seq_len: 4096, global_batch: 512, micro_batch: 1}\n";
-
-std::string errors_of(const std::string& yaml) {
-  try {
-    parse_scenario(yaml, "t.yaml");
-  } catch (const InputError& error) {
-    return std::string(error.what());
-  }
-  return std::string();
-}
 }  // namespace
 
 TEST_CASE("recompute_modules load strictly: names, selective only, and only modules the model has") {
   const std::string base = kGptOss;
-  const auto with = [&](const std::string& parallel) { return errors_of(base + "parallel: " + parallel + "\n"); };
+  const auto with = [&](const std::string& parallel) { return test::scenario_errors(base + "parallel: " + parallel + "\n"); };
   CHECK(with("{pp: 4, ep: 8, recompute: selective, recompute_modules: [layernorm, moe_act]}").empty());
   CHECK(with("{pp: 4, ep: 8, recompute: selective, recompute_modules: [layernorm, moe_actt]}").find("did you mean 'moe_act'?") !=
         std::string::npos);
@@ -194,11 +185,11 @@ TEST_CASE("recompute_modules load strictly: names, selective only, and only modu
         std::string::npos);
   const std::string dense = "schema_version: 1\nmodel: llama3-8b\nsystem: {gpu: h100-sxm-80gb, gpus: 8}\n"
                             "training: {seq_len: 4096, global_batch: 64, micro_batch: 1}\n";
-  CHECK(errors_of(dense + "parallel: {recompute: selective, recompute_modules: [moe]}\n")
+  CHECK(test::scenario_errors(dense + "parallel: {recompute: selective, recompute_modules: [moe]}\n")
             .find("moe needs a mixture-of-experts model") != std::string::npos);
-  CHECK(errors_of(dense + "precision: fp8\nparallel: {recompute: selective, recompute_modules: [layernorm]}\n")
+  CHECK(test::scenario_errors(dense + "precision: fp8\nparallel: {recompute: selective, recompute_modules: [layernorm]}\n")
             .find("need FP8 current scaling") != std::string::npos);
-  CHECK(errors_of(dense + "parallel: {recompute: none, recompute_modules: [core_attn]}\n").empty());  // the default
+  CHECK(test::scenario_errors(dense + "parallel: {recompute: none, recompute_modules: [core_attn]}\n").empty());  // the default
 }
 
 TEST_CASE("recompute_modules round-trip through the scenario writer and apply with --set") {

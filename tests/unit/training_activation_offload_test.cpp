@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "simulator/diagnostics.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/scenario_errors.h"
 
 using namespace stepcast;
 
@@ -17,16 +17,8 @@ Scenario gb200_70b(int offloaded) {
   sc.parallel.activation_offload_layers = offloaded;
   return sc;
 }
-std::string load_errors(const std::string& parallel, const std::string& model = "llama3-8b") {
-  const std::string yaml = "schema_version: 1\nmodel: " + model +
-                           "\nsystem: {gpu: h100-sxm-80gb, gpus: 8}\n"
-                           "training: {seq_len: 4096, global_batch: 64, micro_batch: 1}\nparallel: " + parallel + "\n";
-  try {
-    parse_scenario(yaml, "t.yaml");
-  } catch (const InputError& e) {
-    return std::string(e.what());
-  }
-  return std::string();
+std::string load_errors(const std::string& parallel) {
+  return test::scenario_errors(test::llama3_8b_training_document(parallel));
 }
 }  // namespace
 
