@@ -29,12 +29,37 @@ double CostParameters::gemm_eta(GpuArchitecture arch, DataType compute) const {
   return gemm_eta_hopper_16bit;
 }
 
+double CostParameters::sustained_fraction(GpuArchitecture arch) const {
+  return arch == GpuArchitecture::blackwell ? sustained_derate_blackwell : sustained_derate;
+}
+
+CostParameters CostParameters::burst() const {
+  CostParameters out = *this;
+  out.sustained_derate = 1.0;
+  out.sustained_derate_blackwell = 1.0;
+  return out;
+}
+
 double CostParameters::flash_forward_eta(GpuArchitecture arch) const {
-  return arch == GpuArchitecture::ampere || arch == GpuArchitecture::ada ? flash_fwd_eta_ampere : flash_fwd_eta_hopper;
+  switch (arch) {
+    case GpuArchitecture::ampere:
+    case GpuArchitecture::ada: return flash_fwd_eta_ampere;
+    case GpuArchitecture::blackwell: return flash_fwd_eta_blackwell;
+    case GpuArchitecture::hopper:
+    case GpuArchitecture::cdna3: break;
+  }
+  return flash_fwd_eta_hopper;
 }
 
 double CostParameters::flash_backward_eta(GpuArchitecture arch) const {
-  return arch == GpuArchitecture::ampere || arch == GpuArchitecture::ada ? flash_bwd_eta_ampere : flash_bwd_eta_hopper;
+  switch (arch) {
+    case GpuArchitecture::ampere:
+    case GpuArchitecture::ada: return flash_bwd_eta_ampere;
+    case GpuArchitecture::blackwell: return flash_bwd_eta_blackwell;
+    case GpuArchitecture::hopper:
+    case GpuArchitecture::cdna3: break;
+  }
+  return flash_bwd_eta_hopper;
 }
 
 }  // namespace stepcast

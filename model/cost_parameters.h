@@ -12,7 +12,8 @@
 // tests/fixtures/reference/gemm_measurements.yaml over the datasheet dense peak. The shape terms
 // (tiles, kernel gap, host dispatch) were fitted by scripts/fit_gemm_defaults.py over the
 // same file (65 rows; rms log error 0.107). Training runs its GPUs at full power for hours, so
-// compute-bound kernels run below their burst speed: sustained_derate.
+// compute-bound kernels run below their burst speed: sustained_derate (Blackwell: its own,
+// sustained_derate_blackwell; sustained_fraction() picks).
 
 #include <string_view>
 
@@ -87,6 +88,15 @@ struct CostParameters {
   // the power and thermal throttling a step-long load sees. Measured directly on an H200: one
   // GEMM back to back for 10 s ran at 0.932 of its burst rate (h200_torch_kernels_2026-11-29.json).
   double sustained_derate = 0.935;
+  // The same for Blackwell (B200, GB200), whose tensor cores draw more power per SM than Hopper's:
+  // one tensor-core-bound kernel (FlashAttention-4 forward, BF16, b=4 s=8192 h=16 d=128) run back to
+  // back on a B200 reached 1450 TFLOP/s at its peak (iterations 10-19) and 1237 once fully throttled
+  // (iterations 70-79): 1237 / 1450 = 0.853, with the SM clock falling from 1965 to ~1580 MHz at
+  // ~1000 W (flashinfer-ai/flashinfer PR #2899; rows flashinfer2899_* of
+  // tests/fixtures/reference/blackwell_compute.yaml). Hopper's derate is a GEMM's; this one an attention
+  // kernel's: both saturate the tensor cores, and the power limit sets the clock for either. GB200
+  // (1200 W) takes B200's figure: no GB200 long-run measurement found (assumption).
+  double sustained_derate_blackwell = 0.853;
   // GPU-side cost per kernel (start-up and tail), fitted with the etas above.
   double kernel_gap_s = 4.0e-6;
   // What one kernel launched alone on an idle GPU with a flushed L2 takes beyond the same kernel
@@ -150,6 +160,16 @@ struct CostParameters {
   // 0.20-0.23 / 0.17-0.21 there).
   double flash_fwd_eta_hopper = 0.42;
   double flash_bwd_eta_hopper = 0.33;
+  // Blackwell: the Hopper etas scaled by how cuDNN's fused attention on a GB200 compares with an
+  // H200, each against its datasheet dense peak, in one harness with one cuDNN (backend 91901) on
+  // the same shapes (NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training, Llama 3.1 GQA 64/8
+  // heads, d=128, batch 1, causal, bf16; rows cudnn919_* of tests/fixtures/reference/blackwell_compute.yaml).
+  // (GB200 TFLOP/s / 2500) / (H200 TFLOP/s / 989.5) at seq 4096, 8192, 16384: forward 0.89, 0.98,
+  // 0.99 (mean 0.956), backward 0.94, 0.96, 0.96 (mean 0.954): 0.42 x 0.956 = 0.40, 0.33 x 0.954 =
+  // 0.315. The ratio, not the absolute figure, carries over: cuDNN's own harness puts H200 at
+  // 0.60-0.68 forward, above what we measured through torch SDPA at training's smaller head counts.
+  double flash_fwd_eta_blackwell = 0.40;
+  double flash_bwd_eta_blackwell = 0.315;
   // How an attention kernel's work splits over the SMs (model/op_time.h, flash_schedule_efficiency;
   // applies to ops whose Op::attention shape is known). Each CTA owns one tile of
   // flash_shape_tile queries of one (sequence, head) and walks the key blocks of the same size it
@@ -271,6 +291,11 @@ struct CostParameters {
 
   // Sustained fraction of `gpu`'s dense peak for a large GEMM with inputs of type `compute`.
   [[nodiscard]] double gemm_eta(GpuArchitecture arch, DataType compute) const;
+  // Sustained over burst speed of compute-bound kernels on `arch` (sustained_derate, or Blackwell's own).
+  [[nodiscard]] double sustained_fraction(GpuArchitecture arch) const;
+  // A copy that prices kernels at their burst speed (every sustained derate 1): for comparing with
+  // short, back-to-back benchmark measurements.
+  [[nodiscard]] CostParameters burst() const;
   [[nodiscard]] double flash_forward_eta(GpuArchitecture arch) const;
   [[nodiscard]] double flash_backward_eta(GpuArchitecture arch) const;
 
@@ -296,6 +321,8 @@ struct CostParameters {
     f("gemm.misaligned_eta", self.gemm_misaligned_eta,
       "scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json misaligned shapes");
     f("compute.sustained_derate", self.sustained_derate, "gemm_measurements.yaml largest vs best rows");
+    f("compute.sustained_derate.blackwell", self.sustained_derate_blackwell,
+      "flashinfer PR #2899 B200 throttled vs peak iterations (blackwell_compute.yaml)");
     f("kernel.gap_s", self.kernel_gap_s, "scripts/fit_gemm_defaults.py");
     f("kernel.cold_start_s", self.kernel_cold_start_s,
       "scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json cold/hot pairs (harness only)");
@@ -312,6 +339,10 @@ struct CostParameters {
     f("flash.bwd_eta.ampere", self.flash_bwd_eta_ampere, "FlashAttention-2 paper, A100");
     f("flash.fwd_eta.hopper", self.flash_fwd_eta_hopper, "measured/h200_torch_kernels_2026-11-29.json cuDNN SDPA");
     f("flash.bwd_eta.hopper", self.flash_bwd_eta_hopper, "measured/h200_torch_kernels_2026-11-29.json cuDNN SDPA");
+    f("flash.fwd_eta.blackwell", self.flash_fwd_eta_blackwell,
+      "hopper eta x cudnn-frontend GB200/H200 ratio (blackwell_compute.yaml)");
+    f("flash.bwd_eta.blackwell", self.flash_bwd_eta_blackwell,
+      "hopper eta x cudnn-frontend GB200/H200 ratio (blackwell_compute.yaml)");
     f("flash_shape.tile", self.flash_shape_tile, "off until a measured attention grid fits it");
     f("flash_shape.cta_overhead_blocks", self.flash_shape_cta_overhead_blocks, "off");
     f("flash_shape.tail_fraction", self.flash_shape_tail_fraction, "off");

@@ -159,7 +159,7 @@ Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) 
     if (rate > 0.0) memory = Seconds(op.bytes.value() / rate);
   }
   Seconds compute(0.0);
-  const FlopRate sustained = peak_for(gpu, op.dtype) * params.sustained_derate;
+  const FlopRate sustained = peak_for(gpu, op.dtype) * params.sustained_fraction(gpu.architecture);
   switch (op.kind) {
     case OpKind::gemm: {
       const double k = op.gemm.k;

@@ -87,6 +87,7 @@ CostParameters unlimited(const CostParameters& params) {
   });
   probe.memory_bandwidth_eta = kHuge;
   probe.sustained_derate = 1.0;
+  probe.sustained_derate_blackwell = 1.0;
   probe.kernel_gap_s = 0.0;
   probe.kernel_cold_start_s = 0.0;
   return probe;
@@ -486,8 +487,7 @@ std::string unit_of(std::string_view name) {
 }  // namespace
 
 double predict_kernel(const KernelPoint& point, const GpuSpec& gpu, const CostParameters& params) {
-  CostParameters burst = params;
-  burst.sustained_derate = 1.0;
+  const CostParameters burst = params.burst();
   return point_time(point, gpu, burst).value() + (point.cold ? params.kernel_cold_start_s : 0.0);
 }
 

@@ -1,0 +1,163 @@
+// Blackwell's compute constants (model/cost_parameters.h: sustained_derate_blackwell,
+// flash_fwd_eta_blackwell, flash_bwd_eta_blackwell) against the published rows they come from,
+// tests/fixtures/reference/blackwell_compute.yaml:
+//   - the sustained derate is the fully throttled over the peak throughput of one tensor-core-bound
+//     kernel run back to back on a B200 (flashinfer PR #2899), to 0.005;
+//   - the flash etas are Hopper's times cuDNN's GB200-over-H200 efficiency ratio (each GPU's measured
+//     TFLOP/s over its catalog dense peak) at seq 4096-16384, to 0.01;
+//   - fidelity: the model's GB200-over-H200 attention time ratio for each measured shape (seq 2048
+//     to 32768, forward and backward, burst speed as the benchmark ran) is within 10% of the
+//     measured time ratio, and within 5% on average (when written: -7.6% at seq 2048 forward, the
+//     shortest kernels, to +5.1%; mean 3.7%).
+
+#include <doctest/doctest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "model/op_time.h"
+#include "simulator/catalog.h"
+
+using namespace stepcast;
+
+namespace {
+
+const YAML::Node& fixture() {
+  static const YAML::Node root = YAML::LoadFile("tests/fixtures/reference/blackwell_compute.yaml");
+  return root;
+}
+
+const GpuSpec& catalog_gpu(const std::string& name) {
+  const GpuSpec* gpu = Catalog::builtin().find_gpu(name);
+  REQUIRE(gpu != nullptr);
+  return *gpu;
+}
+
+struct AttentionRow {
+  double seq = 0.0;
+  double fwd_tflops = 0.0, bwd_tflops = 0.0;
+  double fwd_ms = 0.0, bwd_ms = 0.0;
+};
+
+// The cuDNN rows of one GPU ("NVIDIA H200", "NVIDIA GB200"), in file order.
+std::vector<AttentionRow> attention_rows(const std::string& gpu) {
+  std::vector<AttentionRow> out;
+  for (const auto& row : fixture()["attention"]) {
+    if (row["gpu"].as<std::string>() != gpu) continue;
+    out.push_back({row["seqlen"].as<double>(), row["fwd_tflops"].as<double>(), row["bwd_tflops"].as<double>(),
+                   row["fwd_time_ms"].as<double>(), row["bwd_time_ms"].as<double>()});
+  }
+  return out;
+}
+
+// The benchmark's attention: Llama 3.1 GQA, batch 1, 64 query heads, head dim 128, causal; FLOPs
+// of the causal half (4 b h s^2 d / 2 forward, 2.5x backward: model/layer_ops.h), as the rows count.
+Op llama31_attention(double seq, bool backward) {
+  Op op;
+  op.kind = backward ? OpKind::flash_backward : OpKind::flash_forward;
+  op.dtype = DataType::bf16;
+  op.attention = {64.0, seq, seq, 128.0, true};
+  const double forward = 4.0 * 64.0 * seq * seq * 128.0 / 2.0;
+  op.flops = Flops(backward ? 2.5 * forward : forward);
+  op.bytes = Bytes(seq * (64.0 + 8.0 + 8.0 + 64.0) * 128.0 * 2.0 * (backward ? 2.0 : 1.0));
+  return op;
+}
+
+}  // namespace
+
+TEST_CASE("Blackwell's sustained derate is the B200 back-to-back kernel's fully throttled over its peak throughput") {
+  double peak = 0.0, throttled = 0.0, lowest = 1e30, highest = 0.0;
+  for (const auto& row : fixture()["sustained"]) {
+    const double tflops = row["tflops"].as<double>();
+    lowest = std::min(lowest, tflops);
+    highest = std::max(highest, tflops);
+    const std::string status = row["status"] ? row["status"].as<std::string>() : "";
+    if (status == "peak") peak = tflops;
+    if (status == "fully throttled") throttled = tflops;
+  }
+  // flashinfer PR #2899: 1450 TFLOP/s at its peak (iterations 10-19), 1237 fully throttled (70-79).
+  REQUIRE(peak == highest);
+  REQUIRE(throttled == lowest);
+  const CostParameters params;
+  CHECK(params.sustained_derate_blackwell == doctest::Approx(throttled / peak).epsilon(0.005));
+  // Blackwell throttles further than Hopper under the same kind of load (0.853 vs 0.935).
+  CHECK(params.sustained_derate_blackwell < params.sustained_derate);
+}
+
+TEST_CASE("a compute-bound kernel runs at its architecture's sustained derate of its burst speed") {
+  const CostParameters params;
+  Op gemm;
+  gemm.kind = OpKind::gemm;
+  gemm.dtype = DataType::bf16;
+  gemm.gemm = {16384.0, 8192.0, 28672.0, 1.0};
+  gemm.flops = Flops(2.0 * 16384.0 * 8192.0 * 28672.0);
+  gemm.bytes = Bytes(2.0 * (16384.0 * 28672.0 + 28672.0 * 8192.0 + 16384.0 * 8192.0));
+  // Compute-bound at this size on both GPUs: time minus the kernel gap scales as 1 / derate.
+  for (const auto& [name, derate] : {std::pair{std::string("b200"), params.sustained_derate_blackwell},
+                                     std::pair{std::string("h100-sxm-80gb"), params.sustained_derate}}) {
+    CAPTURE(name);
+    const GpuSpec& gpu = catalog_gpu(name);
+    const double sustained = op_time(gemm, gpu, params).value() - params.kernel_gap_s;
+    const double burst = op_time(gemm, gpu, params.burst()).value() - params.kernel_gap_s;
+    CHECK(burst / sustained == doctest::Approx(derate).epsilon(1e-9));
+    const Op attention = llama31_attention(8192.0, false);
+    const double a_sustained = op_time(attention, gpu, params).value() - params.kernel_gap_s;
+    const double a_burst = op_time(attention, gpu, params.burst()).value() - params.kernel_gap_s;
+    CHECK(a_burst / a_sustained == doctest::Approx(derate).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("Blackwell's flash etas are Hopper's scaled by cuDNN's GB200-over-H200 efficiency at seq 4K-16K") {
+  const double h200_peak = catalog_gpu("h200-sxm-141gb").peak(DataType::bf16).value() / 1e12;  // 989.5
+  const double gb200_peak = catalog_gpu("gb200").peak(DataType::bf16).value() / 1e12;          // 2500
+  const std::vector<AttentionRow> h200 = attention_rows("NVIDIA H200");
+  const std::vector<AttentionRow> gb200 = attention_rows("NVIDIA GB200");
+  REQUIRE(h200.size() == gb200.size());
+  double fwd = 0.0, bwd = 0.0;
+  int n = 0;
+  for (std::size_t i = 0; i < h200.size(); ++i) {
+    REQUIRE(h200[i].seq == gb200[i].seq);
+    if (h200[i].seq < 4096 || h200[i].seq > 16384) continue;
+    fwd += (gb200[i].fwd_tflops / gb200_peak) / (h200[i].fwd_tflops / h200_peak);
+    bwd += (gb200[i].bwd_tflops / gb200_peak) / (h200[i].bwd_tflops / h200_peak);
+    ++n;
+  }
+  REQUIRE(n == 3);
+  const CostParameters params;
+  // Forward 0.894, 0.982, 0.992 (mean 0.956); backward 0.945, 0.959, 0.958 (mean 0.954).
+  CHECK(params.flash_fwd_eta_blackwell == doctest::Approx(params.flash_fwd_eta_hopper * fwd / n).epsilon(0.01 / 0.40));
+  CHECK(params.flash_bwd_eta_blackwell == doctest::Approx(params.flash_bwd_eta_hopper * bwd / n).epsilon(0.01 / 0.315));
+  CHECK(params.flash_forward_eta(GpuArchitecture::blackwell) == params.flash_fwd_eta_blackwell);
+  CHECK(params.flash_backward_eta(GpuArchitecture::blackwell) == params.flash_bwd_eta_blackwell);
+}
+
+TEST_CASE("the model's GB200-over-H200 attention time ratio reproduces cuDNN's benchmark") {
+  const CostParameters burst = CostParameters().burst();  // the benchmark's 10 iterations run at burst speed
+  const GpuSpec& h200 = catalog_gpu("h200-sxm-141gb");
+  const GpuSpec& gb200 = catalog_gpu("gb200");
+  const std::vector<AttentionRow> h = attention_rows("NVIDIA H200");
+  const std::vector<AttentionRow> g = attention_rows("NVIDIA GB200");
+  REQUIRE(h.size() == 5);
+  REQUIRE(g.size() == h.size());
+  double sum = 0.0;
+  int n = 0;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    for (bool backward : {false, true}) {
+      const Op op = llama31_attention(h[i].seq, backward);
+      const double predicted = op_time(op, gb200, burst).value() / op_time(op, h200, burst).value();
+      const double measured = backward ? g[i].bwd_ms / h[i].bwd_ms : g[i].fwd_ms / h[i].fwd_ms;
+      const double error = predicted / measured - 1.0;
+      std::printf("cuDNN llama3.1 seq %6.0f %s: GB200/H200 time measured %.3f predicted %.3f error %+6.1f%%\n", h[i].seq,
+                  backward ? "bwd" : "fwd", measured, predicted, 100.0 * error);
+      CAPTURE(h[i].seq);
+      CAPTURE(backward);
+      CHECK(std::fabs(error) <= 0.10);
+      sum += std::fabs(error);
+      ++n;
+    }
+  }
+  CHECK(sum / n <= 0.05);
+}
