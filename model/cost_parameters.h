@@ -95,7 +95,10 @@ struct CostParameters {
   // ~1000 W (flashinfer-ai/flashinfer PR #2899; rows flashinfer2899_* of
   // tests/fixtures/reference/blackwell_compute.yaml). Hopper's derate is a GEMM's; this one an attention
   // kernel's: both saturate the tensor cores, and the power limit sets the clock for either. GB200
-  // (1200 W) takes B200's figure: no GB200 long-run measurement found (assumption).
+  // (1200 W) takes B200's figure: no GB200 long-run measurement found (assumption). Caveat: the same
+  // PR finds throttling sets in after ~5 ms of unbroken compute, and gemm_eta_blackwell_16bit's
+  // best-shape rows time 100 calls after 50 warm-ups, so they may be partly throttled already; if
+  // so, this derate counts that part twice (the published rows cannot separate it).
   double sustained_derate_blackwell = 0.853;
   // GPU-side cost per kernel (start-up and tail), fitted with the etas above.
   double kernel_gap_s = 4.0e-6;
