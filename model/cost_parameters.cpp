@@ -62,4 +62,8 @@ double CostParameters::flash_backward_eta(GpuArchitecture arch) const {
   return flash_bwd_eta_hopper;
 }
 
+double CostParameters::deepep_nvlink_eta(GpuArchitecture arch) const {
+  return arch == GpuArchitecture::blackwell ? deepep_nvlink_eta_blackwell : deepep_nvlink_eta_hopper;
+}
+
 }  // namespace stepcast

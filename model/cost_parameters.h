@@ -223,6 +223,32 @@ struct CostParameters {
   // Applied to the all-to-all dispatcher's NCCL kernels as well (they too run on SMs; no separate
   // measurement of theirs).
   double ep_overlap_compute_slowdown = 0.20;
+  // DeepEP / HybridEP, the flex token dispatcher's backends (model/moe_ops.h moe_deepep_time): the
+  // share of the link rate one dispatch or combine reaches through the library's PyTorch API, the
+  // call Megatron-Core makes (the kernels, the layout preprocessing, the copy of the received
+  // tokens out of the library's buffer). Measured by the libraries' authors with 4096 tokens of
+  // hidden 7168 per rank routed uniformly at random to the top 8 experts, BF16 dispatch and
+  // combine; rows in tests/fixtures/reference/hybridep_bandwidth.yaml. The tests count each
+  // token once per distinct node (IB) or rank (NVLink) it reaches, the own node or rank included,
+  // so the bytes on the wire are (N - 1)/N of what they count (the formula moe_deepep_bytes uses).
+  //   network       HybridEP on H100, one 400 Gb/s NIC per GPU (50 GB/s), 16 / 32 / 64 ranks on
+  //                 2 / 4 / 8 nodes, the best of 4 / 8 / 16 SMs (deepseek-ai/DeepEP
+  //                 docs/README_Hybrid-EP.md @41cad94449628adfb1cd1cadd82aeda83d4fbf0f, "Torch API"):
+  //                 0.577, 0.570 / 0.710, 0.788 / 0.726, 0.834 of 50 GB/s (dispatch, combine);
+  //                 mean 0.70.
+  //   NVLink        Blackwell: HybridEP on B200 (8 ranks) and on one GB200 NVL72 rack (8, 16, 24,
+  //                 32, 36 ranks), the best of 16 / 32 SMs, 900 GB/s per direction (the same
+  //                 README): 0.48-0.55, mean 0.52. Hopper: DeepEP V1's normal kernels on H800
+  //                 (docs/legacy.md @0297fc801788b14b338a46554faca28d419e518a: EP 8, 153 GB/s
+  //                 dispatch and 158 GB/s combine of NVLink's 200 GB/s per direction) 0.67, 0.69:
+  //                 0.68.
+  // The kernels alone are 1.3-1.4x faster than the API (the README's "Kernel Only" columns); the
+  // GB200 optimization guide puts the copy out of HybridEP's buffer at 10-20% of the
+  // communication time (NVIDIA/Megatron-LM docs/discussions/deepseek-v3-gb200-optimization/
+  // deepseek-v3-gb200-optimization.md @1d9edcf8c7c16c66ca6acc3801265b21588116a3, Sec. 2.5).
+  double deepep_network_eta = 0.70;
+  double deepep_nvlink_eta_hopper = 0.68;
+  double deepep_nvlink_eta_blackwell = 0.52;
   // Megatron-Core DDP bucket size in parameters: max(40M, 1M * dp) (megatron/core/distributed/
   // distributed_data_parallel_config.py, bucket_size default); the last bucket cannot overlap.
   double dp_bucket_params = 40.0e6;
@@ -300,6 +326,8 @@ struct CostParameters {
   // short, back-to-back benchmark measurements.
   [[nodiscard]] CostParameters burst() const;
   [[nodiscard]] double flash_forward_eta(GpuArchitecture arch) const;
+  // DeepEP/HybridEP's share of the NVLink rate on `arch` (Blackwell's figure, or Hopper's for the others).
+  [[nodiscard]] double deepep_nvlink_eta(GpuArchitecture arch) const;
   [[nodiscard]] double flash_backward_eta(GpuArchitecture arch) const;
 
  private:
@@ -357,6 +385,11 @@ struct CostParameters {
     f("comm.sm_fraction", self.comm_sm_fraction, "DeepSeek-V3 report Sec. 3.2.2 (20 of 132 SMs)");
     f("comm.ep_overlap_compute_slowdown", self.ep_overlap_compute_slowdown,
       "Megatron-Core MoE report Sec. 4.2.3 via Megatron-LM docs moe_a2a_overlap.md (DeepEP 20 SMs, ~20% GEMM cost)");
+    f("comm.deepep_network_eta", self.deepep_network_eta,
+      "DeepEP docs/README_Hybrid-EP.md H100 16-64 ranks, Torch API (hybridep_bandwidth.yaml)");
+    f("comm.deepep_nvlink_eta.hopper", self.deepep_nvlink_eta_hopper, "DeepEP docs/legacy.md H800 EP 8 intranode");
+    f("comm.deepep_nvlink_eta.blackwell", self.deepep_nvlink_eta_blackwell,
+      "DeepEP docs/README_Hybrid-EP.md B200, GB200 8-36 ranks, Torch API (hybridep_bandwidth.yaml)");
     f("comm.dp_bucket_params", self.dp_bucket_params, "Megatron-Core DDP bucket_size");
     f("optimizer.adam_grad_and_weight_bytes_per_param", self.adam_grad_and_weight_bytes_per_param,
       "Megatron Adam grad read, clipping read, 16-bit weight write");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "model/layer_ops.h"
@@ -220,6 +221,23 @@ DeepEpBytes moe_deepep_bytes(const LayerShape& s, const GroupLayout& ep_group) {
     b.nvlink = Bytes(token_bytes * expected_distinct_bins(s.moe, static_cast<int>(n)) * (per_domain - 1.0) / per_domain);
   }
   return b;
+}
+
+Seconds moe_deepep_time(const LayerShape& s, const GroupLayout& ep_group, const SystemSpec& system,
+                        const CostParameters& params) {
+  const DeepEpBytes b = moe_deepep_bytes(s, ep_group);
+  Seconds t(0.0);
+  if (b.network.value() > 0.0) {
+    const double nic = system.network.nics_per_node * system.network.nic_bandwidth.value() /
+                       std::max(system.gpus_per_node, 1);
+    const double rate = nic * params.deepep_network_eta;
+    t = rate > 0.0 ? Seconds(b.network.value() / rate) : Seconds(std::numeric_limits<double>::infinity());
+  }
+  if (b.nvlink.value() > 0.0) {
+    const double rate = system.intra_node_bandwidth.value() * params.deepep_nvlink_eta(system.gpu.architecture);
+    t = max(t, rate > 0.0 ? Seconds(b.nvlink.value() / rate) : Seconds(std::numeric_limits<double>::infinity()));
+  }
+  return t;
 }
 
 Bytes moe_expert_tp_bytes(const LayerShape& s) {

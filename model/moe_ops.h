@@ -41,6 +41,8 @@
 #include <string_view>
 
 #include "model/collective.h"
+#include "model/cost_parameters.h"
+#include "model/hardware.h"
 #include "model/layer_shape.h"
 #include "model/op.h"
 #include "model/units.h"
@@ -103,6 +105,15 @@ struct DeepEpBytes {
   Bytes nvlink;   // sent (and forwarded) over this rank's NVLink
 };
 DeepEpBytes moe_deepep_bytes(const LayerShape& shape, const GroupLayout& ep_group);
+
+// One DeepEP/HybridEP dispatch (or combine) of moe_deepep_bytes on `ep_group` of `system`: the
+// network leg at the rank's own NIC (nics_per_node x nic_bandwidth / gpus_per_node: each GPU
+// sends through the NIC of its rail) times CostParameters::deepep_network_eta, the NVLink leg at
+// the GPU's NVLink rate (intra_node_bandwidth) times deepep_nvlink_eta(architecture), both the
+// measured share of the link rate the libraries reach through their PyTorch API. The legs run at
+// once, pipelined chunk by chunk, so the slower one sets the time.
+Seconds moe_deepep_time(const LayerShape& shape, const GroupLayout& ep_group, const SystemSpec& system,
+                        const CostParameters& params);
 
 // Expected number of distinct bins hit by one token's top_k experts, the experts split into `bins`
 // equal contiguous bins (E/bins each: the experts of one GPU, or of one NVLink domain, of the EP

@@ -70,6 +70,7 @@ struct LayerCostInputs {
   const GpuSpec* gpu = nullptr;
   const CostParameters* params = nullptr;
   const CollectiveModel* collectives = nullptr;
+  const SystemSpec* system = nullptr;  // the flex dispatcher's links (model/moe_ops.h moe_deepep_time)
   GroupLayout tp_group;
   GroupLayout dp_group;
   Recompute recompute = Recompute::none;

@@ -1,6 +1,7 @@
 #include "simulator/parallel_traffic.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "model/context_parallel.h"
 #include "model/ep_overlap.h"
@@ -21,27 +22,6 @@ Seconds attention_core_time(const OpList& ops, const LayerCostInputs& in, bool b
                                   n == "scale_mask_softmax.backward")
                                : (n == "flash_attention" || n.starts_with("attention_") || n == "scale_mask_softmax");
     if (core) t += op_time(op, *in.gpu, *in.params);
-  }
-  return t;
-}
-
-// One DeepEP/HybridEP dispatch (or combine) on the EP group (model/moe_ops.h moe_deepep_bytes):
-// the network leg at this rank's NIC share and the NVLink leg (forwarding included) run at once,
-// pipelined chunk by chunk, so the slower one sets the time. Both legs are priced as NCCL's
-// point-to-point on the same links: DeepEP's normal kernels reach the links' rates (docs/legacy.md,
-// H800 with CX7 400 Gb/s, ~50 GB/s: 43-58 GB/s RDMA bottleneck bandwidth at EP 16-64, 153-158 GB/s
-// NVLink of ~160 GB/s at EP 8), so no efficiency of their own is applied.
-Seconds deepep_time(const LayerShape& s, const CollectiveModel& net, const GroupLayout& ep_group) {
-  const DeepEpBytes b = moe_deepep_bytes(s, ep_group);
-  Seconds t(0.0);
-  if (b.network.value() > 0.0) t = net.time(CollectiveOp::send_recv, b.network, ep_group);
-  if (b.nvlink.value() > 0.0) {
-    GroupLayout domain;
-    domain.size = std::max(ep_group.size / std::max(ep_group.nodes, 1), 2);
-    domain.ranks_per_node = domain.size;
-    domain.nodes = 1;
-    domain.nic_share = ep_group.nic_share;
-    t = max(t, net.time(CollectiveOp::send_recv, b.nvlink, domain));
   }
   return t;
 }
@@ -82,8 +62,9 @@ void add_expert_and_context_traffic(const LayerCostInputs& in, const OpList& for
   if (s.moe_layer && (s.ep > 1 || s.expert_tp > 1)) {
     Seconds exchange(0.0);  // one dispatch or combine exchange on the EP group
     if (s.ep > 1) {
+      assert(s.ep_dispatcher != ExpertDispatcher::deepep || in.system != nullptr);
       exchange = s.ep_dispatcher == ExpertDispatcher::deepep
-                     ? deepep_time(s, net, in.ep_group)
+                     ? moe_deepep_time(s, in.ep_group, *in.system, *in.params)
                      : net.time(CollectiveOp::all_to_all, moe_all_to_all_bytes(s), in.ep_group);
     }
     Seconds gather(0.0);   // expert-TP all-gather of the received tokens (before the experts)

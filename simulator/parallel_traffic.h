@@ -7,7 +7,8 @@
 // sends the busiest rank's buffer as two all-to-alls (model/moe_ops.h: b s/t x top_k x load x h x
 // 2 bytes each); the flex dispatcher with DeepEP or HybridEP (deepep) sends each token once per
 // destination NVLink domain over the network and forwards it over NVLink (moe_deepep_bytes), the
-// slower of the two legs setting each exchange's time. With expert_tp > 1 an
+// slower of the two legs setting each exchange's time, each leg at the share of its link rate
+// the libraries are measured to reach (moe_deepep_time). With expert_tp > 1 an
 // all-gather of the received tokens before the experts and a reduce-scatter after them on the
 // expert-TP group; the backward moves the gradients the same way (two all-to-alls, the conjugate
 // collectives). Exposure: all of it by default — the dispatcher waits for each collective before

@@ -257,6 +257,7 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   cost_inputs.gpu = &gpu;
   cost_inputs.params = &params;
   cost_inputs.collectives = &net;
+  cost_inputs.system = &system;
   cost_inputs.tp_group = plan.tp_group;
   cost_inputs.dp_group = plan.dp_group;
   cost_inputs.recompute = par.recompute;

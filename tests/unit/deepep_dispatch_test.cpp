@@ -167,6 +167,49 @@ TEST_CASE("DeepEP sends each token once per remote NVLink domain and forwards it
   CHECK(local.nvlink.value() == doctest::Approx(token * expected_distinct_bins(v3->moe, 8) * 7.0 / 8.0).epsilon(1e-12));
 }
 
+TEST_CASE("a DeepEP exchange takes the slower of its network leg at the rank's NIC and its NVLink leg, each at the measured share of the link") {
+  // EP 16 over two DGX H100 nodes, 128 experts (8 per rank), top 8, 4096 tokens of h = 7168 in 16
+  // bits: HybridEP's H100 benchmark (tests/fixtures/reference/hybridep_bandwidth.yaml).
+  const SystemSpec* h100 = Catalog::builtin().find_system("dgx-h100");
+  REQUIRE(h100 != nullptr);
+  LayerShape s;
+  s.micro_batch = 1;
+  s.seq = 4096;
+  s.hidden = 7168;
+  s.moe_layer = true;
+  s.moe.experts = 128;
+  s.moe.top_k = 8;
+  s.ep = 16;
+  s.ep_dispatcher = ExpertDispatcher::deepep;
+  GroupLayout ep;
+  ep.size = 16;
+  ep.nodes = 2;
+  ep.ranks_per_node = 8;
+  const CostParameters params;
+  const double token = 4096.0 * 7168 * 2;
+  // Network: a token reaches 2 (1 - C(64, 8) / C(128, 8)) = 1.9928 of the 2 nodes, half of them
+  // remote, through the rank's own 400 Gb/s NIC (8 NICs for 8 GPUs: 50 GB/s) at 0.70 of its rate.
+  const double miss_node = miss(128, 64, 8);
+  const double network = token * 2.0 * (1.0 - miss_node) * 0.5 / (50e9 * 0.70);
+  // NVLink: 16 (1 - C(120, 8) / C(128, 8)) distinct GPUs, 7/8 of them reached over NVLink (450 GB/s
+  // per direction, Hopper's 0.68 share): 1.09 ms, under the network's 1.67 ms.
+  const double nvlink = token * 16.0 * (1.0 - miss(128, 8, 8)) * 7.0 / 8.0 / (450e9 * 0.68);
+  CHECK(network == doctest::Approx(1.67e-3).epsilon(0.01));
+  CHECK(nvlink < network);
+  CHECK(moe_deepep_time(s, ep, *h100, params).value() == doctest::Approx(network).epsilon(1e-9));
+  // On one node only NVLink carries the exchange: 8 (1 - C(112, 8) / C(128, 8)) GPUs, 7/8 remote.
+  GroupLayout one = ep;
+  one.size = one.ranks_per_node = 8;
+  one.nodes = 1;
+  s.ep = 8;
+  const double local = token * 8.0 * (1.0 - miss(128, 16, 8)) * 7.0 / 8.0 / (450e9 * 0.68);
+  CHECK(moe_deepep_time(s, one, *h100, params).value() == doctest::Approx(local).epsilon(1e-9));
+  // A Blackwell NVLink domain runs at its own measured share (0.52 of 900 GB/s).
+  const SystemSpec* b200 = Catalog::builtin().find_system("dgx-b200");
+  REQUIRE(b200 != nullptr);
+  CHECK(moe_deepep_time(s, one, *b200, params).value() == doctest::Approx(local * (450e9 * 0.68) / (900e9 * 0.52)).epsilon(1e-9));
+}
+
 TEST_CASE("parallel.ep_dispatcher deepep prices the expert traffic by destination domain, and the loader checks it") {
   Scenario sc = load_scenario("mixtral-8x7b-ep");  // 16 H100s, tp 2, ep 8: EP ranks 4 per node, 2 nodes
   TrainingPredictor predictor;
