@@ -84,6 +84,19 @@
 // the PyTorch API Megatron-Core calls, tests/fidelity/deepep_fidelity_test.cpp) in place of NCCL's
 // point-to-point rates: DeepSeek-V3 H100 -28.3% -> -25.8%, B200 DeepSeek-V3 -25.1% -> -24.0%,
 // GB200 DeepSeek-V3 BF16 -13.3% -> -7.2%, GB200 Qwen3-30B-A3B -11.4% -> -5.1%; 23.1% -> 22.4%.
+// Evidence gathered on the H100 Qwen3-30B-A3B shortfall (-46% / -55%), not modelled for want of a
+// sourced figure: (1) the same workload on the same hardware ran 2.5x faster with a later stack:
+// 16 H100, BF16, EP 16 with HybridEP, micro-batch 1, global batch 1024: 20.147 s per step, 299.4
+// model TFLOP/s/GPU (NVIDIA-NeMo/Megatron-Bridge pull request #5123, NeMo 26.08.rc2, Bridge
+// 3a9559f0) against these rows' 118-121; stepcast predicts that layout at 23.2 s (18.6 s with
+// ep_comm_overlap, which the PR does not state), so the rows' missing time belongs to the 25.11 /
+// 26.02 software path, not to the hardware's physics. (2) It is not the host's dispatch of the
+// attention, router and dispatcher preprocessing: on 16 H100 (Qwen3-30B-A3B BF16, all-to-all, EP
+// 16, micro-batch 1) CUDA graphs over attn, moe_router and moe_preprocess ran slightly slower than
+// eager (Megatron-Bridge pull request #3868), so pricing Megatron-Core's router kernel counts
+// (72 unfused, 31 with --moe-router-fusion, 17 for router and preprocess with DeepEP: NVIDIA/
+// Megatron-LM docs/discussions/deepseek-v3-gb200-optimization/deepseek-v3-gb200-optimization.md
+// @1d9edcf8, Sec. 2.1.4 and 2.2.1, DeepSeek-V3) as host launches would contradict it there.
 //
 // Memory: seven rows that ran were predicted not to fit. Transformer Engine keeps a quantized
 // GEMM's input for the weight gradient as its FP8/MXFP8 copy (model/activation_memory.h
