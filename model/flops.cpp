@@ -3,13 +3,6 @@
 #include <algorithm>
 
 namespace stepcast {
-namespace {
-double head_dim_of(const TransformerSpec& m) {
-  return m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads;
-}
-double kv_heads_of(const TransformerSpec& m) { return m.kv_heads > 0 ? m.kv_heads : m.heads; }
-double ffn_of(const TransformerSpec& m) { return m.ffn_hidden > 0 ? m.ffn_hidden : 4.0 * m.hidden; }
-}  // namespace
 
 LayerFlops layer_forward_flops(const TransformerSpec& model, double sequences, double seq, AttentionCount count,
                                bool moe_layer) {
@@ -27,9 +20,9 @@ LayerFlops layer_forward_flops(const TransformerSpec& model, double sequences, d
     attention = 2.0 * sequences * seq * seq * a * (qk + m.v_head_dim);
     f.out_proj = Flops(2.0 * tokens * a * m.v_head_dim * h);
   } else {
-    const double d = head_dim_of(model);
+    const double d = model.resolved_head_dim();
     const double q = a * d;
-    const double kv = kv_heads_of(model) * d;
+    const double kv = model.resolved_kv_heads() * d;
     f.qkv = Flops(2.0 * tokens * h * (q + 2.0 * kv));
     attention = 4.0 * sequences * seq * seq * q;
     f.out_proj = Flops(2.0 * tokens * q * h);
@@ -44,11 +37,11 @@ LayerFlops layer_forward_flops(const TransformerSpec& model, double sequences, d
   }
   const double mlp_matrices = model.mlp == MlpKind::swiglu ? 3.0 : 2.0;
   if (moe_layer && model.is_moe()) {
-    const double width = model.moe.ffn_hidden > 0 ? model.moe.ffn_hidden : ffn_of(model);
+    const double width = model.resolved_expert_ffn_hidden();
     f.mlp = Flops(2.0 * mlp_matrices * tokens * h * width * (model.moe.top_k + model.moe.shared_experts));
     f.router = Flops(2.0 * tokens * h * model.moe.experts);
   } else {
-    f.mlp = Flops(2.0 * mlp_matrices * tokens * h * ffn_of(model));
+    f.mlp = Flops(2.0 * mlp_matrices * tokens * h * model.resolved_ffn_hidden());
   }
   return f;
 }
@@ -77,7 +70,7 @@ StepFlops training_step_flops(const TransformerSpec& model, double global_batch,
   if (moe_layers > 0.0 && modules.has(RM::moe)) {
     f.hardware += (moe.mlp + moe.router) * moe_layers;
   } else if (moe_layers > 0.0 && modules.has(RM::shared_experts)) {
-    const double width = model.moe.ffn_hidden > 0 ? model.moe.ffn_hidden : ffn_of(model);
+    const double width = model.resolved_expert_ffn_hidden();
     const double matrices = model.mlp == MlpKind::swiglu ? 3.0 : 2.0;
     f.hardware += Flops(2.0 * matrices * tokens * model.hidden * width * model.moe.shared_experts) * moe_layers;
   }

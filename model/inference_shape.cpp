@@ -24,9 +24,9 @@ InferenceShape make_inference_shape(const TransformerSpec& model, const Parallel
   InferenceShape s;
   s.hidden = model.hidden;
   s.heads = model.heads;
-  s.kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
-  s.head_dim = model.head_dim > 0 ? model.head_dim : static_cast<double>(model.hidden) / model.heads;
-  s.ffn = model.ffn_hidden > 0 ? model.ffn_hidden : 4.0 * model.hidden;
+  s.kv_heads = model.resolved_kv_heads();
+  s.head_dim = model.resolved_head_dim();
+  s.ffn = model.resolved_ffn_hidden();
   s.vocab = model.vocab;
   s.layers = model.layers;
   s.moe_layers = model.is_moe() ? std::max(model.layers - model.moe.first_dense_layers, 0) : 0;

@@ -4,15 +4,8 @@
 
 namespace stepcast {
 namespace {
-double head_dim_of(const TransformerSpec& m) {
-  return m.head_dim > 0 ? m.head_dim : static_cast<double>(m.hidden) / m.heads;
-}
 double norm_parameters(const TransformerSpec& m) {
   return (m.norm == NormKind::layernorm ? 2.0 : 1.0) * m.hidden;
-}
-double expert_width(const TransformerSpec& m) {
-  if (m.moe.ffn_hidden > 0) return m.moe.ffn_hidden;
-  return m.ffn_hidden > 0 ? m.ffn_hidden : 4.0 * m.hidden;
 }
 
 // MLA's parameters split into what TP shards (by heads) and what every rank keeps whole.
@@ -58,18 +51,18 @@ LayerParameters layer_parameters(const TransformerSpec& model, bool moe_layer) {
     p.attention = m.sharded + m.replicated;
     p.norms += m.norms;
   } else {
-    const double d = head_dim_of(model);
+    const double d = model.resolved_head_dim();
     const double q = model.heads * d;
-    const double kv = (model.kv_heads > 0 ? model.kv_heads : model.heads) * d;
+    const double kv = model.resolved_kv_heads() * d;
     p.attention = h * (q + 2.0 * kv) + q * h + (bias ? (q + 2.0 * kv) + h : 0.0);
   }
   if (moe_layer && model.is_moe()) {
-    const double f = expert_width(model);
+    const double f = model.resolved_expert_ffn_hidden();
     p.mlp = model.moe.shared_experts > 0 ? dense_mlp(model, model.moe.shared_experts * f) : 0.0;
     p.experts = model.moe.experts * dense_mlp(model, f);
     p.router = h * model.moe.experts;
   } else {
-    p.mlp = dense_mlp(model, model.ffn_hidden > 0 ? model.ffn_hidden : 4.0 * h);
+    p.mlp = dense_mlp(model, model.resolved_ffn_hidden());
   }
   p.norms += 2.0 * norm_parameters(model);
   return p;

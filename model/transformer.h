@@ -81,6 +81,17 @@ struct TransformerSpec {
   int full_attention_every = 0;
 
   [[nodiscard]] bool is_moe() const { return moe.is_moe(); }
+  // The widths a zero leaves to convention, as every cost function reads them: kv_heads 0 is MHA
+  // (= heads), head_dim 0 is hidden / heads, ffn_hidden 0 is 4 hidden, and moe.ffn_hidden 0 is the
+  // dense ffn width.
+  [[nodiscard]] double resolved_kv_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  [[nodiscard]] double resolved_head_dim() const {
+    return head_dim > 0 ? head_dim : static_cast<double>(hidden) / heads;
+  }
+  [[nodiscard]] double resolved_ffn_hidden() const { return ffn_hidden > 0 ? ffn_hidden : 4.0 * hidden; }
+  [[nodiscard]] double resolved_expert_ffn_hidden() const {
+    return moe.ffn_hidden > 0 ? moe.ffn_hidden : resolved_ffn_hidden();
+  }
   // Share of layers whose attention is windowed.
   [[nodiscard]] double windowed_layer_fraction() const {
     if (sliding_window <= 0) return 0.0;
