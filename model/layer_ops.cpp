@@ -63,32 +63,43 @@ AttentionShape attention_shape(const ops::FlashShape& f) {
   return {f.sequences * f.heads, f.queries, f.keys, head_dim, f.causal};
 }
 
+// The fused attention kernel (forward or backward) as one op, in the attention's input format.
+Op flash_op(OpKind kind, std::string_view name, const LayerShape& s, const ops::FlashShape& f, double flops,
+            double bytes) {
+  Op op;
+  op.kind = kind;
+  op.name = name;
+  op.dtype = ops::attention_dtype(s);
+  op.flops = Flops(flops);
+  op.bytes = Bytes(bytes);
+  op.attention = attention_shape(f);
+  return op;
+}
+
+// One batched GEMM of the unfused attention path (bh = micro-batch x heads per rank), in the
+// attention's input format.
+Op attention_gemm(std::string_view name, const LayerShape& s, double m, double n, double k, double bh) {
+  Op op = gemm(name, s, m, n, k, bh);
+  op.dtype = ops::attention_dtype(s);
+  return op;
+}
+
 void push_attention_core_forward(OpList& ops, const LayerShape& s) {
   const double e = s.activation_bytes;
   const ops::FlashShape f = flash_shape(s);
   if (s.flash_attention) {
-    Op op;
-    op.kind = OpKind::flash_forward;
-    op.name = "flash_attention";
-    op.dtype = ops::attention_dtype(s);
-    op.flops = Flops(ops::flash_forward_flops(f));
-    op.bytes = Bytes(ops::flash_io_elements(f) * e);
-    op.attention = attention_shape(f);
-    ops.push(op);
+    ops.push(flash_op(OpKind::flash_forward, "flash_attention", s, f, ops::flash_forward_flops(f),
+                      ops::flash_io_elements(f) * e));
     return;
   }
   // Megatron-LM's unfused path computes the full s x s scores (the causal mask is applied inside
   // the fused softmax), so the batched GEMMs do the full, non-causal work.
   const double bh = s.micro_batch * f.heads;
   const double scores = attention_pairs(s);
-  Op qk = gemm("attention_scores", s, s.seq, s.context, f.qk_dim, bh);
-  qk.dtype = ops::attention_dtype(s);
-  ops.push(qk);
+  ops.push(attention_gemm("attention_scores", s, s.seq, s.context, f.qk_dim, bh));
   ops.push(reduction_op("scale_mask_softmax", 2.0 * scores * e));
   if (s.dropout) ops.push(memory_op("attention_dropout", scores * (2.0 * e + 1.0)));
-  Op pv = gemm("attention_values", s, s.seq, f.v_dim, s.context, bh);
-  pv.dtype = ops::attention_dtype(s);
-  ops.push(pv);
+  ops.push(attention_gemm("attention_values", s, s.seq, f.v_dim, s.context, bh));
   // The [b, a, s, d] context back to [s, b, a d] (permute + contiguous copy).
   ops.push(memory_op("context_transpose", 2.0 * s.tokens() * attention_output_width(s) * e));
 }
@@ -97,30 +108,19 @@ void push_attention_core_backward(OpList& ops, const LayerShape& s) {
   const double e = s.activation_bytes;
   const ops::FlashShape f = flash_shape(s);
   if (s.flash_attention) {
-    Op op;
-    op.kind = OpKind::flash_backward;
-    op.name = "flash_attention.backward";
-    op.dtype = ops::attention_dtype(s);
-    op.flops = Flops(kFlashBackwardWorkRatio * ops::flash_forward_flops(f));
-    op.bytes = Bytes(ops::flash_io_elements(f) * e * 2.0);
-    op.attention = attention_shape(f);
-    ops.push(op);
+    ops.push(flash_op(OpKind::flash_backward, "flash_attention.backward", s, f,
+                      kFlashBackwardWorkRatio * ops::flash_forward_flops(f), ops::flash_io_elements(f) * e * 2.0));
     return;
   }
   const double bh = s.micro_batch * f.heads;
   const double scores = attention_pairs(s);
-  auto attention_gemm = [&](std::string_view name, double m, double n, double k) {
-    Op op = gemm(name, s, m, n, k, bh);
-    op.dtype = ops::attention_dtype(s);
-    ops.push(op);
-  };
   ops.push(memory_op("context_transpose.backward", 2.0 * s.tokens() * attention_output_width(s) * e));
-  attention_gemm("attention_values.dgrad_probs", s.seq, s.context, f.v_dim);  // dP = dO V^T
-  attention_gemm("attention_values.dgrad_v", s.context, f.v_dim, s.seq);      // dV = P^T dO
+  ops.push(attention_gemm("attention_values.dgrad_probs", s, s.seq, s.context, f.v_dim, bh));  // dP = dO V^T
+  ops.push(attention_gemm("attention_values.dgrad_v", s, s.context, f.v_dim, s.seq, bh));      // dV = P^T dO
   if (s.dropout) ops.push(memory_op("attention_dropout.backward", scores * (2.0 * e + 1.0)));
   ops.push(reduction_op("scale_mask_softmax.backward", 3.0 * scores * e));
-  attention_gemm("attention_scores.dgrad_q", s.seq, f.qk_dim, s.context);  // dQ = dS K
-  attention_gemm("attention_scores.dgrad_k", s.context, f.qk_dim, s.seq);  // dK = dS^T Q
+  ops.push(attention_gemm("attention_scores.dgrad_q", s, s.seq, f.qk_dim, s.context, bh));  // dQ = dS K
+  ops.push(attention_gemm("attention_scores.dgrad_k", s, s.context, f.qk_dim, s.seq, bh));  // dK = dS^T Q
 }
 
 // Bias + dropout + residual add (Megatron's fused bias_dropout_add): reads the branch output and
