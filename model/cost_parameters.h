@@ -19,10 +19,11 @@
 
 #include "model/datatype.h"
 #include "model/hardware.h"
+#include "model/named_constants.h"
 
 namespace stepcast {
 
-struct CostParameters {
+struct CostParameters : NamedConstants<CostParameters> {
   // --- GEMMs -------------------------------------------------------------------------------------
   // Fraction of the dense tensor-core peak that a large, well-shaped GEMM sustains.
   double gemm_eta_ampere_16bit = 0.85;   // A100 SXM: best-shape 271.2/312 (mamf_nvidia_a100_sxm_bf16),
@@ -303,17 +304,6 @@ struct CostParameters {
   // (assumption; Megatron memory reports show 5-15%).
   double allocator_fragmentation = 0.10;
 
-  // Calls f(name, value, source) for every constant, in declaration order; `value` is a
-  // reference (double& on a mutable struct, const double& on a const one).
-  template <class F>
-  void for_each_constant(F&& f) {
-    visit_constants(*this, f);
-  }
-  template <class F>
-  void for_each_constant(F&& f) const {
-    visit_constants(*this, f);
-  }
-
   // Host time per kernel launch of a training layer (Transformer Engine modules):
   // host_dispatch_s x te_host_dispatch_factor.
   [[nodiscard]] double training_host_dispatch_s() const { return host_dispatch_s * te_host_dispatch_factor; }
@@ -331,6 +321,7 @@ struct CostParameters {
   [[nodiscard]] double flash_backward_eta(GpuArchitecture arch) const;
 
  private:
+  friend struct NamedConstants<CostParameters>;
   template <class Self, class F>
   static void visit_constants(Self& self, F& f) {
     f("gemm.eta.ampere_16bit", self.gemm_eta_ampere_16bit, "gemm_measurements.yaml A100 SXM best-shape rows");

@@ -8,9 +8,11 @@
 // CostParameters, so explain's sensitivity table and calibration can enumerate them. Units are SI
 // and part of the name where they are not ratios.
 
+#include "model/named_constants.h"
+
 namespace stepcast {
 
-struct InferenceCostParameters {
+struct InferenceCostParameters : NamedConstants<InferenceCostParameters> {
   // --- Quantized GEMMs ---------------------------------------------------------------------------
   // Weight-only GEMMs (W8A16 / W4A16) dequantize every weight tile to 16 bits inside the main loop
   // before the tensor-core MMA. While memory-bound (small batches) this is hidden and the GEMM runs
@@ -49,16 +51,8 @@ struct InferenceCostParameters {
   // in CUDA's bandwidthTest sample; assumption for other links).
   double host_link_eta = 0.80;
 
-  template <class F>
-  void for_each_constant(F&& f) {
-    visit_constants(*this, f);
-  }
-  template <class F>
-  void for_each_constant(F&& f) const {
-    visit_constants(*this, f);
-  }
-
  private:
+  friend struct NamedConstants<InferenceCostParameters>;
   template <class Self, class F>
   static void visit_constants(Self& self, F& f) {
     f("inference.weight_only_int8_compute_factor", self.weight_only_int8_compute_factor,
