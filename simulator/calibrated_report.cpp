@@ -10,6 +10,8 @@ namespace stepcast {
 
 namespace {
 
+// An interval as the JSON reports write it: level, relative_half_width, `key`: [lo, hi] around
+// `value` (both null when there is no interval), covered_share, not_covered, too_few_points.
 nlohmann::ordered_json interval_json(const PredictionInterval& interval, double value, const char* key) {
   nlohmann::ordered_json i;
   i["level"] = interval.level;
@@ -24,12 +26,43 @@ nlohmann::ordered_json interval_json(const PredictionInterval& interval, double 
   i["covered_share"] = round_significant(interval.covered_share);
   i["not_covered"] = interval.not_covered;
   i["too_few_points"] = interval.too_few_points;
+  return i;
+}
+
+// interval_json with the interval's extrapolated inputs last: the inference report's form.
+nlohmann::ordered_json interval_json_with_extrapolated(const PredictionInterval& interval, double value,
+                                                       const char* key) {
+  nlohmann::ordered_json i = interval_json(interval, value, key);
   i["extrapolated"] = interval.extrapolated;
   return i;
 }
 
 nlohmann::ordered_json profile_json(const CalibrationProfile& profile) {
   return {{"name", profile.name}, {"gpu", profile.gpu}, {"system", profile.system}, {"created_utc", profile.created_utc}};
+}
+
+// The "calibration" object's opening members: the model variant and its profile.
+nlohmann::ordered_json calibration_json(const ModelVariant& variant, const CalibrationProfile& profile) {
+  nlohmann::ordered_json c;
+  c["model"] = variant.name;
+  c["profile"] = profile_json(profile);
+  return c;
+}
+
+// A JSON report (`base`) with `calibration` as its last member, written as the reports are.
+std::string with_calibration(const std::string& base, const nlohmann::ordered_json& calibration) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(base);
+  j["calibration"] = calibration;
+  return j.dump(2) + "\n";
+}
+
+// A CSV report (`base`: a header line and one row) with more columns: `header` and `row` each
+// start with their comma.
+std::string with_csv_columns(const std::string& base, const std::string& header, const std::string& row) {
+  const auto newline = base.find('\n');
+  std::string base_row = base.substr(newline + 1);
+  while (!base_row.empty() && base_row.back() == '\n') base_row.pop_back();
+  return base.substr(0, newline) + header + "\n" + base_row + row + "\n";
 }
 
 std::string half_width_field(const PredictionInterval& interval) {
@@ -57,27 +90,19 @@ std::string calibrated_inference_report(const Scenario& scenario, const Inferenc
       return out;
     }
     case ReportFormat::json: {
-      nlohmann::ordered_json j = nlohmann::ordered_json::parse(base);
-      nlohmann::ordered_json c;
-      c["model"] = variant.name;
-      c["profile"] = profile_json(profile);
-      c["ttft"] = interval_json(intervals.prefill, ttft, "ttft_s");
-      c["tpot"] = interval_json(intervals.decode, tpot, "tpot_s");
-      j["calibration"] = c;
-      return j.dump(2) + "\n";
+      nlohmann::ordered_json c = calibration_json(variant, profile);
+      c["ttft"] = interval_json_with_extrapolated(intervals.prefill, ttft, "ttft_s");
+      c["tpot"] = interval_json_with_extrapolated(intervals.decode, tpot, "tpot_s");
+      return with_calibration(base, c);
     }
     case ReportFormat::csv: {
-      const auto newline = base.find('\n');
-      std::string header = base.substr(0, newline);
-      std::string row = base.substr(newline + 1);
-      while (!row.empty() && row.back() == '\n') row.pop_back();
-      header += ",model,ttft_interval_90,tpot_interval_90,extrapolated";
       std::vector<std::string> extrapolated;
       for (const auto& e : intervals.prefill.extrapolated) extrapolated.push_back("prefill " + e);
       for (const auto& e : intervals.decode.extrapolated) extrapolated.push_back("decode " + e);
-      row += fmt::format(",{},{},{},{}", csv_field(variant.name), half_width_field(intervals.prefill),
-                         half_width_field(intervals.decode), csv_field(fmt::format("{}", fmt::join(extrapolated, ";"))));
-      return header + "\n" + row + "\n";
+      return with_csv_columns(base, ",model,ttft_interval_90,tpot_interval_90,extrapolated",
+                              fmt::format(",{},{},{},{}", csv_field(variant.name), half_width_field(intervals.prefill),
+                                          half_width_field(intervals.decode),
+                                          csv_field(fmt::format("{}", fmt::join(extrapolated, ";")))));
     }
   }
   return base;
@@ -104,48 +129,23 @@ std::string calibrated_training_report(const Scenario& scenario, const TrainingP
       return out;
     }
     case ReportFormat::json: {
-      nlohmann::ordered_json j = nlohmann::ordered_json::parse(base);
-      nlohmann::ordered_json c;
-      c["model"] = variant.name;
-      c["profile"] = profile_json(profile);
-      nlohmann::ordered_json i;
-      i["level"] = interval.level;
-      if (interval.relative_half_width) {
-        const double h = *interval.relative_half_width;
-        i["relative_half_width"] = round_significant(h);
-        i["step_time_s"] = {round_significant(step * (1.0 - h)), round_significant(step * (1.0 + h))};
-      } else {
-        i["relative_half_width"] = nullptr;
-        i["step_time_s"] = nullptr;
-      }
-      i["covered_share"] = round_significant(interval.covered_share);
-      i["not_covered"] = interval.not_covered;
-      i["too_few_points"] = interval.too_few_points;
-      c["interval"] = i;
+      nlohmann::ordered_json c = calibration_json(variant, profile);
+      c["interval"] = interval_json(interval, step, "step_time_s");
       nlohmann::ordered_json shares = nlohmann::ordered_json::object();
       for (const auto& [name, share] : interval.shares) shares[name] = round_significant(share);
       c["shares"] = shares;
       c["extrapolated"] = interval.extrapolated;
-      j["calibration"] = c;
-      return j.dump(2) + "\n";
+      return with_calibration(base, c);
     }
     case ReportFormat::csv: {
-      const auto newline = base.find('\n');
-      std::string header = base.substr(0, newline);
-      std::string row = base.substr(newline + 1);
-      while (!row.empty() && row.back() == '\n') row.pop_back();
       std::string extrapolated;
       for (const auto& e : interval.extrapolated) {
         if (!extrapolated.empty()) extrapolated += "; ";
         extrapolated += e;
       }
-      header += ",model,step_time_interval_90,extrapolated";
-      row += fmt::format(",{},{},{}", csv_field(variant.name),
-                         interval.relative_half_width
-                             ? fmt::format("{:g}", round_significant(*interval.relative_half_width))
-                             : std::string(),
-                         csv_field(extrapolated));
-      return header + "\n" + row + "\n";
+      return with_csv_columns(base, ",model,step_time_interval_90,extrapolated",
+                              fmt::format(",{},{},{}", csv_field(variant.name), half_width_field(interval),
+                                          csv_field(extrapolated)));
     }
   }
   return base;
