@@ -14,45 +14,40 @@ using namespace stepcast;
 
 namespace {
 
-// What `stepcast predict` does per scenario: full prediction with placement descriptions, the
-// default collective model built once for the system (as a sweep over one system would).
-void BM_PredictGpt3_175B(benchmark::State& state) {
-  const Scenario sc = test::gpt3_175b(1024, 8, 8, 3, 1536, 1);
+// Predicts `sc` over and over with one predictor and one collective model built before the loop
+// (as a sweep over one system would), so the predictor's caches are warm.
+void predict_warm(benchmark::State& state, const Scenario& sc, const TrainingPredictorOptions& options) {
   TrainingPredictor predictor;
   const auto net = make_collective_model(default_collective_model(), sc.system, predictor.parameters());
   for (auto _ : state) {
-    TrainingPrediction p = predictor.predict(sc, *net);
+    TrainingPrediction p = predictor.predict(sc, *net, options);
     benchmark::DoNotOptimize(p.step_time);
   }
+}
+
+// The options a search predicts with: no placement strings.
+TrainingPredictorOptions search_options() {
+  TrainingPredictorOptions options;
+  options.describe_placement = false;
+  return options;
+}
+
+// What `stepcast predict` does per scenario: full prediction with placement descriptions.
+void BM_PredictGpt3_175B(benchmark::State& state) {
+  predict_warm(state, test::gpt3_175b(1024, 8, 8, 3, 1536, 1), TrainingPredictorOptions{});
 }
 BENCHMARK(BM_PredictGpt3_175B)->Unit(benchmark::kMicrosecond);
 
 // What a search evaluates per configuration: no placement strings, predictor and collective
 // model reused.
 void BM_PredictGpt3_175B_NoPlacement(benchmark::State& state) {
-  const Scenario sc = test::gpt3_175b(1024, 8, 8, 3, 1536, 1);
-  TrainingPredictor predictor;
-  const auto net = make_collective_model(default_collective_model(), sc.system, predictor.parameters());
-  TrainingPredictorOptions options;
-  options.describe_placement = false;
-  for (auto _ : state) {
-    TrainingPrediction p = predictor.predict(sc, *net, options);
-    benchmark::DoNotOptimize(p.step_time);
-  }
+  predict_warm(state, test::gpt3_175b(1024, 8, 8, 3, 1536, 1), search_options());
 }
 BENCHMARK(BM_PredictGpt3_175B_NoPlacement)->Unit(benchmark::kMicrosecond);
 
 // The same model without a pipeline (PP 1): the cost outside the schedule simulation.
 void BM_PredictGpt3_175B_NoPipeline(benchmark::State& state) {
-  const Scenario sc = test::gpt3_175b(1024, 8, 1, 1, 1536, 1);
-  TrainingPredictor predictor;
-  const auto net = make_collective_model(default_collective_model(), sc.system, predictor.parameters());
-  TrainingPredictorOptions options;
-  options.describe_placement = false;
-  for (auto _ : state) {
-    TrainingPrediction p = predictor.predict(sc, *net, options);
-    benchmark::DoNotOptimize(p.step_time);
-  }
+  predict_warm(state, test::gpt3_175b(1024, 8, 1, 1, 1536, 1), search_options());
 }
 BENCHMARK(BM_PredictGpt3_175B_NoPipeline)->Unit(benchmark::kMicrosecond);
 
