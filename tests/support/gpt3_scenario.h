@@ -8,10 +8,11 @@
 
 namespace stepcast::test {
 
-inline Scenario gpt3_175b(int gpus, int tp, int pp, int vpp, int global_batch, int micro_batch) {
-  Scenario sc;
-  sc.name = "gpt3-175b-test";
-  TransformerSpec& m = sc.model;
+// GPT-3 175B (Brown et al. 2020, Table 2.1: 96 layers, d_model 12288, 96 heads of 128) with
+// tied embeddings and Megatron's vocabulary of 51200 (GPT-2's 50257 padded to a multiple of
+// 128 x TP 8).
+inline TransformerSpec gpt3_175b_model() {
+  TransformerSpec m;
   m.name = "gpt3-175b";
   m.layers = 96;
   m.hidden = 12288;
@@ -21,6 +22,13 @@ inline Scenario gpt3_175b(int gpus, int tp, int pp, int vpp, int global_batch, i
   m.ffn_hidden = 4 * 12288;
   m.vocab = 51200;
   m.tied_embeddings = true;
+  return m;
+}
+
+inline Scenario gpt3_175b(int gpus, int tp, int pp, int vpp, int global_batch, int micro_batch) {
+  Scenario sc;
+  sc.name = "gpt3-175b-test";
+  sc.model = gpt3_175b_model();
   GpuSpec g;
   g.name = "a100-sxm-80gb";
   g.architecture = GpuArchitecture::ampere;

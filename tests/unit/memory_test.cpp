@@ -6,6 +6,7 @@
 #include "model/layer_shape.h"
 #include "model/model_states.h"
 #include "model/parameter_count.h"
+#include "tests/support/gpt3_scenario.h"
 
 using namespace stepcast;
 
@@ -239,15 +240,8 @@ TEST_CASE("the Adam step reads and writes each optimizer state in the format it 
 }
 
 TEST_CASE("GPT-3 175B has 175 billion parameters") {
-  TransformerSpec m;
-  m.layers = 96;
-  m.hidden = 12288;
-  m.heads = 96;
-  m.kv_heads = 96;
-  m.head_dim = 128;
-  m.ffn_hidden = 4 * 12288;
-  m.vocab = 50257;
-  m.tied_embeddings = true;
+  TransformerSpec m = test::gpt3_175b_model();
+  m.vocab = 50257;  // GPT-2's vocabulary, unpadded
   // 12 l h^2 (1 + 13/(12h)) + V h (Narayanan et al. 2021 eq. 2 without position embeddings).
   const double expected = 12.0 * 96 * 12288.0 * 12288 * (1 + 13.0 / (12 * 12288)) + 50257.0 * 12288 + 2 * 12288;
   CHECK(total_parameters(m) == doctest::Approx(expected));
