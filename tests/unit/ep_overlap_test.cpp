@@ -12,6 +12,7 @@
 #include "simulator/pipeline_schedule_orders.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/pipeline_specs.h"
 
 using namespace stepcast;
 
@@ -111,19 +112,10 @@ TEST_CASE("with ep_comm_overlap a step exposes m - 1 overlapped pairs and one lo
 }
 
 namespace {
-PipelineSpec uniform_spec(PipelineSchedule schedule, int p, int v, int m, int extra, std::vector<Seconds>& f,
-                          std::vector<Seconds>& b, std::vector<Bytes>& a) {
-  f.assign(static_cast<std::size_t>(p * v), Seconds(1.0 / v));
-  b.assign(static_cast<std::size_t>(p * v), Seconds(2.0 / v));
-  a.assign(static_cast<std::size_t>(p * v), Bytes(1.0));
-  PipelineSpec s;
-  s.schedule = schedule;
-  s.stages = p;
-  s.chunks = v;
-  s.microbatches = m;
-  s.forward = f;
-  s.backward = b;
-  s.activations = a;
+// 1F1B over `u`'s identical stages with `extra` more warm-up forwards per stage (1: Megatron-Core's
+// combined 1F1B).
+PipelineSpec one_f_one_b_spec(const test::UniformStages& u, int p, int v, int m, int extra) {
+  PipelineSpec s = test::uniform_spec(u, PipelineSchedule::one_f_one_b, p, v, m);
   s.extra_warmup = extra;
   return s;
 }
@@ -134,17 +126,18 @@ TEST_CASE("combined 1F1B's extra warm-up forward holds one more micro-batch on e
   // state); one more warm-up forward: p - s + 1. Interleaved stage 0: (p - 1) 2 + (v - 1) p + 1
   // chunk micro-batches, one more with the extra forward.
   PipelineSimulator sim;
-  std::vector<Seconds> f, b;
-  std::vector<Bytes> a;
   const int p = 8;
-  const auto& plain = sim.run(uniform_spec(PipelineSchedule::one_f_one_b, p, 1, 32, 1, f, b, a));
+  const test::UniformStages one_chunk(p, 1, 1.0, 2.0);
+  const auto& plain = sim.run(one_f_one_b_spec(one_chunk, p, 1, 32, 1));
   for (int s = 0; s < p; ++s) CHECK(plain.peak_in_flight[static_cast<std::size_t>(s)] == p - s + 1);
   const int v = 3;
-  const auto& interleaved = sim.run(uniform_spec(PipelineSchedule::one_f_one_b, p, v, 24, 1, f, b, a));
+  const test::UniformStages three_chunks(p, v, 1.0, 2.0);
+  const auto& interleaved = sim.run(one_f_one_b_spec(three_chunks, p, v, 24, 1));
   CHECK(interleaved.peak_in_flight[0] == v * p + p - 1 + 1);
   // The periodic hold pattern agrees with walking the orders.
   for (const auto& [pp, vv, m] : std::vector<std::tuple<int, int, int>>{{4, 1, 8}, {4, 2, 8}, {8, 4, 32}, {2, 3, 4}}) {
-    const PipelineSpec spec = uniform_spec(PipelineSchedule::one_f_one_b, pp, vv, m, 1, f, b, a);
+    const test::UniformStages u(pp, vv, 1.0, 2.0);
+    const PipelineSpec spec = one_f_one_b_spec(u, pp, vv, m, 1);
     const std::vector<Bytes> walked = detail::peak_activations_by_walking(spec);
     const std::span<const Bytes> periodic = sim.peak_activations(spec);
     for (int s = 0; s < pp; ++s) {
@@ -158,14 +151,10 @@ TEST_CASE("combined 1F1B's extra warm-up forward holds one more micro-batch on e
 
 TEST_CASE("the extra warm-up forward keeps the step's work and never shortens the pipeline") {
   PipelineSimulator sim;
-  std::vector<Seconds> f, b;
-  std::vector<Bytes> a;
   for (const auto& [p, v, m] : std::vector<std::tuple<int, int, int>>{{4, 1, 16}, {8, 4, 64}, {1, 1, 8}}) {
-    const PipelineSpec base = uniform_spec(PipelineSchedule::one_f_one_b, p, v, m, 0, f, b, a);
-    const double plain = sim.run(base).makespan.value();
-    std::vector<Seconds> f2, b2;
-    std::vector<Bytes> a2;
-    const PipelineSpec spec = uniform_spec(PipelineSchedule::one_f_one_b, p, v, m, 1, f2, b2, a2);
+    const test::UniformStages u(p, v, 1.0, 2.0);
+    const double plain = sim.run(one_f_one_b_spec(u, p, v, m, 0)).makespan.value();
+    const PipelineSpec spec = one_f_one_b_spec(u, p, v, m, 1);
     const PipelineResult& r = sim.run(spec);
     CAPTURE(p);
     CAPTURE(v);

@@ -3,40 +3,17 @@
 #include <vector>
 
 #include "simulator/pipeline_schedule.h"
+#include "tests/support/pipeline_specs.h"
 
 using namespace stepcast;
-
-namespace {
-struct Uniform {
-  std::vector<Seconds> forward, backward;
-  std::vector<Bytes> activations;
-  Uniform(int stages, int chunks, double f, double b) {
-    forward.assign(static_cast<std::size_t>(stages * chunks), Seconds(f / chunks));
-    backward.assign(static_cast<std::size_t>(stages * chunks), Seconds(b / chunks));
-    activations.assign(static_cast<std::size_t>(stages * chunks), Bytes(1.0));
-  }
-};
-
-PipelineSpec spec_of(const Uniform& u, PipelineSchedule schedule, int p, int v, int m) {
-  PipelineSpec s;
-  s.schedule = schedule;
-  s.stages = p;
-  s.chunks = v;
-  s.microbatches = m;
-  s.forward = u.forward;
-  s.backward = u.backward;
-  s.activations = u.activations;
-  return s;
-}
-}  // namespace
 
 TEST_CASE("1F1B and GPipe makespans on identical stages equal (m + p - 1)(f + b): bubble (p-1)/m") {
   PipelineSimulator sim;
   for (int p : {2, 4, 8}) {
     for (int m : {1, 4, 8, 32}) {
-      const Uniform u(p, 1, 1.0, 2.0);
+      const test::UniformStages u(p, 1, 1.0, 2.0);
       for (auto schedule : {PipelineSchedule::one_f_one_b, PipelineSchedule::gpipe}) {
-        const auto& r = sim.run(spec_of(u, schedule, p, 1, m));
+        const auto& r = sim.run(test::uniform_spec(u, schedule, p, 1, m));
         CHECK(r.makespan.value() == doctest::Approx((m + p - 1) * 3.0));
         CHECK(r.makespan.value() ==
               doctest::Approx(closed_form_makespan(schedule, p, 1, m, Seconds(1.0), Seconds(2.0)).value()));
@@ -55,8 +32,8 @@ TEST_CASE("interleaved 1F1B shrinks the bubble to (p-1)/(v m)") {
         CAPTURE(p);
         CAPTURE(v);
         CAPTURE(m);
-        const Uniform u(p, v, 1.0, 2.0);
-        const auto& r = sim.run(spec_of(u, PipelineSchedule::one_f_one_b, p, v, m));
+        const test::UniformStages u(p, v, 1.0, 2.0);
+        const auto& r = sim.run(test::uniform_spec(u, PipelineSchedule::one_f_one_b, p, v, m));
         const double bubble = r.makespan.value() / (m * 3.0) - 1.0;
         CHECK(bubble == doctest::Approx(static_cast<double>(p - 1) / (v * m)));
       }
@@ -67,10 +44,10 @@ TEST_CASE("interleaved 1F1B shrinks the bubble to (p-1)/(v m)") {
 TEST_CASE("1F1B keeps p - s micro-batches in flight on stage s, GPipe all m") {
   PipelineSimulator sim;
   const int p = 8, m = 32;
-  const Uniform u(p, 1, 1.0, 2.0);
-  const auto& r = sim.run(spec_of(u, PipelineSchedule::one_f_one_b, p, 1, m));
+  const test::UniformStages u(p, 1, 1.0, 2.0);
+  const auto& r = sim.run(test::uniform_spec(u, PipelineSchedule::one_f_one_b, p, 1, m));
   for (int s = 0; s < p; ++s) CHECK(r.peak_in_flight[static_cast<std::size_t>(s)] == p - s);
-  const auto& g = sim.run(spec_of(u, PipelineSchedule::gpipe, p, 1, m));
+  const auto& g = sim.run(test::uniform_spec(u, PipelineSchedule::gpipe, p, 1, m));
   CHECK(g.peak_in_flight[0] == m);
 }
 
@@ -79,8 +56,8 @@ TEST_CASE("interleaving multiplies stage 0's activation memory by 1 + (p-1)/(p v
   // micro-batches of L/(p v) layers each, i.e. L (1 + (p - 1)/(p v)) layers' worth.
   PipelineSimulator sim;
   const int p = 8, v = 3, m = 24;
-  const Uniform u(p, v, 1.0, 2.0);  // 1 byte per chunk micro-batch
-  const auto& r = sim.run(spec_of(u, PipelineSchedule::one_f_one_b, p, v, m));
+  const test::UniformStages u(p, v, 1.0, 2.0);  // 1 byte per chunk micro-batch
+  const auto& r = sim.run(test::uniform_spec(u, PipelineSchedule::one_f_one_b, p, v, m));
   const double per_layer = 1.0;  // chunk of L/(p v) layers holds one unit
   const double expected_units = p * v * (1.0 + (p - 1.0) / (p * v));  // in chunk units: v p + p - 1
   CHECK(r.peak_in_flight[0] == v * p + p - 1);
@@ -90,8 +67,8 @@ TEST_CASE("interleaving multiplies stage 0's activation memory by 1 + (p-1)/(p v
 TEST_CASE("p2p latency lengthens the pipeline and unequal stages are bounded by the slowest") {
   PipelineSimulator sim;
   const int p = 4, m = 16;
-  Uniform u(p, 1, 1.0, 2.0);
-  PipelineSpec s = spec_of(u, PipelineSchedule::one_f_one_b, p, 1, m);
+  test::UniformStages u(p, 1, 1.0, 2.0);
+  PipelineSpec s = test::uniform_spec(u, PipelineSchedule::one_f_one_b, p, 1, m);
   const double free = sim.run(s).makespan.value();
   s.p2p = Seconds(0.1);
   const double with_p2p = sim.run(s).makespan.value();
@@ -111,8 +88,8 @@ TEST_CASE("p2p latency lengthens the pipeline and unequal stages are bounded by 
 TEST_CASE("the timeline has one forward and one backward bar per micro-batch, chunk and stage") {
   PipelineSimulator sim;
   const int p = 4, v = 2, m = 8;
-  const Uniform u(p, v, 1.0, 2.0);
-  PipelineSpec s = spec_of(u, PipelineSchedule::one_f_one_b, p, v, m);
+  const test::UniformStages u(p, v, 1.0, 2.0);
+  PipelineSpec s = test::uniform_spec(u, PipelineSchedule::one_f_one_b, p, v, m);
   s.record_timeline = true;
   const auto& r = sim.run(s);
   CHECK(r.timeline.size() == static_cast<std::size_t>(2 * p * v * m));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "simulator/pipeline_schedule.h"
+#include "tests/support/pipeline_specs.h"
 
 using namespace stepcast;
 
@@ -29,13 +30,7 @@ struct Stages {
 };
 
 PipelineSpec spec_of(const Stages& s, PipelineSchedule schedule, int p, int m) {
-  PipelineSpec spec;
-  spec.schedule = schedule;
-  spec.stages = p;
-  spec.chunks = pipeline_chunks(schedule, 1);
-  spec.microbatches = m;
-  spec.forward = s.forward;
-  spec.backward = s.backward;
+  PipelineSpec spec = test::pipeline_spec(schedule, p, pipeline_chunks(schedule, 1), m, s.forward, s.backward);
   spec.weight_gradient = s.weight;
   spec.activations = s.activations;
   return spec;

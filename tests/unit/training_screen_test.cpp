@@ -13,23 +13,11 @@
 #include "simulator/pipeline_schedule.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/pipeline_specs.h"
 
 using namespace stepcast;
 
 namespace {
-
-PipelineSpec spec_of(PipelineSchedule schedule, int p, int v, int m, const std::vector<Seconds>& f,
-                     const std::vector<Seconds>& b, Seconds p2p = Seconds(0.0)) {
-  PipelineSpec s;
-  s.schedule = schedule;
-  s.stages = p;
-  s.chunks = v;
-  s.microbatches = m;
-  s.forward = f;
-  s.backward = b;
-  s.p2p = p2p;
-  return s;
-}
 
 // Valid shapes: interleaving needs 1F1B and a micro-batch count that is a multiple of p.
 bool valid_shape(PipelineSchedule schedule, int p, int v, int m) {
@@ -50,7 +38,7 @@ TEST_CASE("identical stages: GPipe, 1F1B and interleaved 1F1B simulate to exactl
           for (double ratio : {1.0, 2.0, 2.7, 3.0}) {  // backward/forward: plain, selective, full recompute
             const std::vector<Seconds> f(static_cast<std::size_t>(p * v), Seconds(1.0));
             const std::vector<Seconds> b(static_cast<std::size_t>(p * v), Seconds(ratio));
-            const double simulated = sim.run(spec_of(schedule, p, v, m, f, b)).makespan.value();
+            const double simulated = sim.run(test::pipeline_spec(schedule, p, v, m, f, b)).makespan.value();
             const double closed = closed_form_makespan(schedule, p, v, m, Seconds(v * 1.0), Seconds(v * ratio)).value();
             CAPTURE(p);
             CAPTURE(v);
@@ -88,7 +76,8 @@ TEST_CASE("the makespan lower bound never exceeds the simulation, for any stage 
     for (auto& x : b) x = Seconds(2.0 * time(rng));
     std::vector<Seconds> w(static_cast<std::size_t>(p * v));
     for (std::size_t i = 0; i < w.size(); ++i) w[i] = b[i] * 0.4;
-    PipelineSpec spec = spec_of(schedule, p, v, m, f, b, Seconds(transfer(rng)));
+    PipelineSpec spec = test::pipeline_spec(schedule, p, v, m, f, b);
+    spec.p2p = Seconds(transfer(rng));
     spec.weight_gradient = w;
     const double bound = PipelineSimulator::makespan_lower_bound(spec).value();
     const double simulated = sim.run(spec).makespan.value();
@@ -174,7 +163,7 @@ TEST_CASE("the periodic hold pattern gives the same peak activations as walking 
           for (std::size_t i = 0; i < n; ++i) a[i] = Bytes(1000.0 + 37.0 * static_cast<double>(i * i % 11));
           a.front() += Bytes(500.0);
           a.back() += Bytes(900.0);
-          PipelineSpec spec = spec_of(schedule, p, v, m, f, b);
+          PipelineSpec spec = test::pipeline_spec(schedule, p, v, m, f, b);
           spec.activations = a;
           const std::vector<Bytes> walked = detail::peak_activations_by_walking(spec);
           const auto fast = sim.peak_activations(spec);
