@@ -10,6 +10,7 @@
 #include "model/layer_shape.h"
 #include "simulator/diagnostics.h"
 #include "simulator/scenario_loader.h"
+#include "tests/support/op_lookup.h"
 
 using namespace stepcast;
 
@@ -36,13 +37,6 @@ LayerShape llama_layer(KernelFusion kernels) {
   return s;
 }
 
-const Op* find(const OpList& ops, std::string_view name) {
-  for (const Op& op : ops) {
-    if (op.name == name) return &op;
-  }
-  return nullptr;
-}
-
 double total_bytes(const OpList& ops) {
   double b = 0.0;
   for (const Op& op : ops) b += op.bytes.value();
@@ -61,8 +55,8 @@ TEST_CASE("an eager RMSNorm moves 28 + 4e bytes per element forward and 44 + 6e 
   const double elements = 1024.0 * 512.0;
   const OpList forward = layer_forward_ops(s);
   const OpList backward = layer_backward_ops(s);
-  const Op* fwd = find(forward, "input_norm");
-  const Op* bwd = find(backward, "input_norm.backward");
+  const Op* fwd = test::find_op(forward, "input_norm");
+  const Op* bwd = test::find_op(backward, "input_norm.backward");
   REQUIRE(fwd != nullptr);
   REQUIRE(bwd != nullptr);
   CHECK(fwd->bytes.value() == doctest::Approx(elements * (28.0 + 4.0 * 2.0)));
@@ -71,8 +65,8 @@ TEST_CASE("an eager RMSNorm moves 28 + 4e bytes per element forward and 44 + 6e 
   CHECK(bwd->launches == 11.0);
   // The fused norm: read x, write y (2e); backward read x, dy and the residual gradient, write dx (4e).
   const LayerShape f = llama_layer(KernelFusion::fused);
-  CHECK(find(layer_forward_ops(f), "input_norm")->bytes.value() == doctest::Approx(elements * 4.0));
-  CHECK(find(layer_backward_ops(f), "input_norm.backward")->bytes.value() == doctest::Approx(elements * 8.0));
+  CHECK(test::find_op(layer_forward_ops(f), "input_norm")->bytes.value() == doctest::Approx(elements * 4.0));
+  CHECK(test::find_op(layer_backward_ops(f), "input_norm.backward")->bytes.value() == doctest::Approx(elements * 8.0));
 }
 
 TEST_CASE("RoPE rotates every query and key: 2e bytes per element fused, 16 + 2e through eager FP32 complex views") {
@@ -80,41 +74,41 @@ TEST_CASE("RoPE rotates every query and key: 2e bytes per element fused, 16 + 2e
   const double elements = 1024.0 * 640.0;
   const OpList fused_ops = layer_forward_ops(llama_layer(KernelFusion::fused));
   const OpList eager_ops = layer_forward_ops(llama_layer(KernelFusion::eager));
-  const Op* fused = find(fused_ops, "rope");
-  const Op* eager = find(eager_ops, "rope");
+  const Op* fused = test::find_op(fused_ops, "rope");
+  const Op* eager = test::find_op(eager_ops, "rope");
   REQUIRE(fused != nullptr);
   REQUIRE(eager != nullptr);
   CHECK(fused->bytes.value() == doctest::Approx(elements * 4.0));
   CHECK(eager->bytes.value() == doctest::Approx(elements * 20.0));
   CHECK(fused->launches == 2.0);
   CHECK(eager->launches == 6.0);
-  CHECK(find(layer_backward_ops(llama_layer(KernelFusion::eager)), "rope.backward")->bytes.value() ==
+  CHECK(test::find_op(layer_backward_ops(llama_layer(KernelFusion::eager)), "rope.backward")->bytes.value() ==
         doctest::Approx(elements * 20.0));
   // A learned-position (GPT) layer has no per-layer RoPE pass.
   LayerShape gpt = llama_layer(KernelFusion::fused);
   gpt.position = PositionEmbedding::learned;
-  CHECK(find(layer_forward_ops(gpt), "rope") == nullptr);
+  CHECK(test::find_op(layer_forward_ops(gpt), "rope") == nullptr);
 }
 
 TEST_CASE("eager GQA copies K and V out to every query head; flash kernels read the shared heads") {
   // Read 2 x 128 KV elements, write 2 x 512 per token, 2 bytes each.
   const OpList ops = layer_forward_ops(llama_layer(KernelFusion::eager));
-  const Op* op = find(ops, "repeat_kv");
+  const Op* op = test::find_op(ops, "repeat_kv");
   REQUIRE(op != nullptr);
   CHECK(op->bytes.value() == doctest::Approx(1024.0 * 2.0 * (128.0 + 512.0) * 2.0));
-  CHECK(find(layer_forward_ops(llama_layer(KernelFusion::fused)), "repeat_kv") == nullptr);
+  CHECK(test::find_op(layer_forward_ops(llama_layer(KernelFusion::fused)), "repeat_kv") == nullptr);
   LayerShape mha = llama_layer(KernelFusion::eager);
   mha.kv_heads = mha.heads;
-  CHECK(find(layer_forward_ops(mha), "repeat_kv") == nullptr);
+  CHECK(test::find_op(layer_forward_ops(mha), "repeat_kv") == nullptr);
 }
 
 TEST_CASE("eager SwiGLU is silu then mul (5e per FFN element), its backward 9e; fused 3e and 5e") {
   const double elements = 1024.0 * 1536.0;
-  CHECK(find(layer_forward_ops(llama_layer(KernelFusion::eager)), "swiglu")->bytes.value() ==
+  CHECK(test::find_op(layer_forward_ops(llama_layer(KernelFusion::eager)), "swiglu")->bytes.value() ==
         doctest::Approx(elements * 10.0));
-  CHECK(find(layer_backward_ops(llama_layer(KernelFusion::eager)), "swiglu.backward")->bytes.value() ==
+  CHECK(test::find_op(layer_backward_ops(llama_layer(KernelFusion::eager)), "swiglu.backward")->bytes.value() ==
         doctest::Approx(elements * 18.0));
-  CHECK(find(layer_forward_ops(llama_layer(KernelFusion::fused)), "swiglu")->bytes.value() ==
+  CHECK(test::find_op(layer_forward_ops(llama_layer(KernelFusion::fused)), "swiglu")->bytes.value() ==
         doctest::Approx(elements * 6.0));
 }
 

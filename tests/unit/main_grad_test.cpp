@@ -8,6 +8,7 @@
 
 #include "model/layer_ops.h"
 #include "model/layer_shape.h"
+#include "tests/support/op_lookup.h"
 
 using namespace stepcast;
 
@@ -30,9 +31,7 @@ LayerShape small_layer(double main_grad_bytes) {
 }
 
 double bytes_of(const OpList& ops, std::string_view name) {
-  for (const Op& op : ops) {
-    if (op.name == name) return op.bytes.value();
-  }
+  if (const Op* op = test::find_op(ops, name)) return op->bytes.value();
   FAIL("no op " << name);
   return 0.0;
 }

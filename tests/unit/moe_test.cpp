@@ -16,6 +16,7 @@
 #include "simulator/layer_costs.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/op_lookup.h"
 
 using namespace stepcast;
 
@@ -360,16 +361,10 @@ TEST_CASE("QK-norm: Qwen3's per-head RMSNorms of the queries and keys, priced as
   REQUIRE(qwen.qk_norm);
   const LayerShape s = moe_layer_shape(shape_of(qwen, 2, 1, 1, true));
   const double elements = 4096.0 * (16.0 + 2.0) * 128.0;
-  const auto find = [](const OpList& ops, std::string_view name) -> const Op* {
-    for (const Op& op : ops) {
-      if (op.name == name) return &op;
-    }
-    return nullptr;
-  };
   const OpList forward = layer_forward_ops(s);
   const OpList backward = layer_backward_ops(s);
-  const Op* norm = find(forward, "qk_norm");
-  const Op* norm_backward = find(backward, "qk_norm.backward");
+  const Op* norm = test::find_op(forward, "qk_norm");
+  const Op* norm_backward = test::find_op(backward, "qk_norm.backward");
   REQUIRE(norm != nullptr);
   REQUIRE(norm_backward != nullptr);
   CHECK(norm->kind == OpKind::reduction);
@@ -379,12 +374,12 @@ TEST_CASE("QK-norm: Qwen3's per-head RMSNorms of the queries and keys, priced as
   // The norm keeps its input, the projected queries and keys: 2 bytes per element more per layer.
   LayerShape plain = s;
   plain.qk_norm = false;
-  CHECK(find(layer_forward_ops(plain), "qk_norm") == nullptr);
+  CHECK(test::find_op(layer_forward_ops(plain), "qk_norm") == nullptr);
   CHECK((layer_activation_bytes(s, Recompute::none).stored - layer_activation_bytes(plain, Recompute::none).stored)
             .value() == doctest::Approx(elements * 2.0));
   // Models without it (GPT-OSS, Llama) and MLA (DeepSeek-V3 normalizes its latents instead) run none.
   CHECK_FALSE(catalog_model("gpt-oss-120b").qk_norm);
-  CHECK(find(layer_forward_ops(shape_of(catalog_model("deepseek-v3"), 1, 1, 1, false)), "qk_norm") == nullptr);
+  CHECK(test::find_op(layer_forward_ops(shape_of(catalog_model("deepseek-v3"), 1, 1, 1, false)), "qk_norm") == nullptr);
 }
 
 TEST_CASE("FP8 MoE layers copy the experts' rows into and out of the per-expert padded buffer, forward and backward") {
@@ -398,10 +393,8 @@ TEST_CASE("FP8 MoE layers copy the experts' rows into and out of the per-expert 
   s.compute = DataType::fp8;
   const double copy_bytes = 32768.0 * 2048.0 * 2.0 * 2.0;
   const auto bytes_of = [](const OpList& ops, std::string_view name) {
-    for (const Op& op : ops) {
-      if (op.name == name) return op.bytes.value();
-    }
-    return -1.0;
+    const Op* op = test::find_op(ops, name);
+    return op != nullptr ? op->bytes.value() : -1.0;
   };
   const OpList forward = layer_forward_ops(s);
   const OpList backward = layer_backward_ops(s);
@@ -433,16 +426,10 @@ TEST_CASE("experts with biases add FC2's probability-weighted bias in PyTorch, p
   REQUIRE(oss.linear_bias);
   const LayerShape s = moe_layer_shape(shape_of(oss, 1, 8, 1, false));
   const double elements = 16384.0 * 2880.0;
-  const auto find = [](const OpList& ops, std::string_view name) -> const Op* {
-    for (const Op& op : ops) {
-      if (op.name == name) return &op;
-    }
-    return nullptr;
-  };
   const OpList forward_ops = layer_forward_ops(s);
   const OpList backward_ops = layer_backward_ops(s);
-  const Op* forward = find(forward_ops, "experts_fc2_bias");
-  const Op* backward = find(backward_ops, "experts_fc2_bias.backward");
+  const Op* forward = test::find_op(forward_ops, "experts_fc2_bias");
+  const Op* backward = test::find_op(backward_ops, "experts_fc2_bias.backward");
   REQUIRE(forward != nullptr);
   REQUIRE(backward != nullptr);
   CHECK(forward->bytes.value() == doctest::Approx(28.0 * elements));
@@ -452,5 +439,5 @@ TEST_CASE("experts with biases add FC2's probability-weighted bias in PyTorch, p
   // Experts without biases (Qwen3) add nothing.
   const LayerShape qwen = moe_layer_shape(shape_of(catalog_model("qwen3-30b-a3b"), 1, 8, 1, false));
   const OpList qwen_forward = layer_forward_ops(qwen);
-  CHECK(find(qwen_forward, "experts_fc2_bias") == nullptr);
+  CHECK(test::find_op(qwen_forward, "experts_fc2_bias") == nullptr);
 }
