@@ -24,50 +24,13 @@
 #include "validation/sha256.h"
 #include "validation/validation_report.h"
 #include "validation/work_counts.h"
+#include "tests/support/harness_file.h"
 
 using namespace stepcast;
 
 namespace {
 
 std::filesystem::path temp(const std::string& name) { return std::filesystem::temp_directory_path() / name; }
-
-CheckInfo passed() {
-  CheckInfo c;
-  c.passed = true;
-  c.method = "sampled outputs against a CPU reference";
-  c.checked = 64;
-  c.tolerance = 1e-2;
-  return c;
-}
-
-// The provenance the harness writes, for one GPU.
-MeasurementFile harness_file(const std::string& device_name, const std::string& catalog_gpu, int sms) {
-  HarnessOptions options;
-  options.command = "all";
-  options.argv = {"stepcast-harness", "all", "--out", "synthetic.json"};
-  MeasurementFile f;
-  f.provenance = host_provenance(options, "0.1.0", "synthetic000");
-  f.provenance.started_utc = "2026-01-01T00:00:00Z";
-  f.provenance.finished_utc = "2026-01-01T00:08:00Z";
-  f.provenance.driver_version = "580.00";
-  f.provenance.cuda_driver_api = "13.0";
-  f.provenance.cuda_runtime = "13.0";
-  f.provenance.cublas = "13.1.0";
-  f.provenance.nccl = "2.27.7";
-  f.provenance.cuda_architectures = "90";
-  f.provenance.ranks = 8;
-  DeviceInfo d;
-  d.name = device_name;
-  d.catalog_gpu = catalog_gpu;
-  d.uuid = "GPU-00000000-0000-0000-0000-000000000000";
-  d.pci_bus_id = "0000:18:00.0";
-  d.compute_capability = "9.0";
-  d.sm_count = sms;
-  d.memory_bytes = 150'000'000'000;
-  d.max_sm_clock_mhz = 1980;
-  f.provenance.devices.push_back(d);
-  return f;
-}
 
 TimingResult timing_of(double seconds) {
   TimingResult t;
@@ -79,13 +42,13 @@ TimingResult timing_of(double seconds) {
 // Adds a record whose median is what the model under `truth` predicts, times exp(noise).
 template <class Inputs>
 void add(MeasurementFile& f, Inputs inputs, const GpuSpec& gpu, const CostParameters& truth, double noise) {
-  Measurement m = make_measurement(inputs, timing_of(1.0), passed());
+  Measurement m = make_measurement(inputs, timing_of(1.0), test::passed_check());
   // The model's time for exactly what the calibration will read back from this record.
   MeasurementFile one;
   one.records.push_back(m);
   const KernelPoint p = kernel_points(one).front();
   const double t = predict_kernel(p, gpu, truth) * std::exp(noise);
-  f.records.push_back(make_measurement(inputs, timing_of(t), passed()));
+  f.records.push_back(make_measurement(inputs, timing_of(t), test::passed_check()));
 }
 
 struct Truth {
@@ -114,7 +77,7 @@ MeasurementFile synthetic_h200(double noise, unsigned seed) {
   const Truth tr = truth();
   std::mt19937 rng(seed);
   std::normal_distribution<double> normal(0.0, noise);
-  MeasurementFile f = harness_file("NVIDIA H200", "h200-sxm-141gb", gpu.sm_count);
+  MeasurementFile f = test::harness_file("NVIDIA H200", "h200-sxm-141gb", gpu.sm_count);
   for (std::int64_t m : {1024, 2048, 4096, 8192}) {
     for (auto [n, k] : {std::pair<std::int64_t, std::int64_t>{4096, 4096}, {12288, 4096}, {4096, 14336}}) {
       add(f, gemm_point(DataType::bf16, "TN", m, n, k, "grid"), gpu, tr.cost, normal(rng));
@@ -146,7 +109,7 @@ MeasurementFile synthetic_h200(double noise, unsigned seed) {
     const MemoryInputs copy{"copy", DataType::fp32, elements};
     const double t = memory_bytes(copy).value() / (gpu.memory_bandwidth.value() * tr.cost.memory_bandwidth_eta) +
                      tr.cost.kernel_gap_s;
-    f.records.push_back(make_measurement(copy, timing_of(t * std::exp(normal(rng))), passed()));
+    f.records.push_back(make_measurement(copy, timing_of(t * std::exp(normal(rng))), test::passed_check()));
   }
   // All-reduce on the 8 GPUs of one HGX H200 (the catalog's default system for the GPU).
   SystemSpec system = *Catalog::builtin().find_system(Catalog::builtin().default_system_name("h200-sxm-141gb"));
@@ -162,12 +125,12 @@ MeasurementFile synthetic_h200(double noise, unsigned seed) {
     c.ranks = 8;
     c.ranks_per_node = 8;
     const double t = model.estimate(c.op, Bytes(static_cast<double>(bytes)), group).time.value() * std::exp(normal(rng));
-    Measurement m = make_measurement(c, timing_of(t), passed());
+    Measurement m = make_measurement(c, timing_of(t), test::passed_check());
     const double algbw = static_cast<double>(bytes) / t;
     m.collective = CollectiveResult{algbw, algbw * bus_bandwidth_factor(c.op, 8), bus_bandwidth_factor(c.op, 8), std::nullopt};
     f.records.push_back(m);
   }
-  f.records.push_back(make_measurement(SelftestInputs{"spin_kernel", 1e-3, 1.01e-3, 0.025, true}, timing_of(1e-3), passed()));
+  f.records.push_back(make_measurement(SelftestInputs{"spin_kernel", 1e-3, 1.01e-3, 0.025, true}, timing_of(1e-3), test::passed_check()));
   return f;
 }
 
@@ -255,7 +218,7 @@ TEST_CASE("the harness's attention grid fits the flash efficiencies from cuDNN's
   const Truth tr = truth();
   std::mt19937 rng(11);
   std::normal_distribution<double> normal(0.0, 0.02);
-  MeasurementFile f = harness_file("NVIDIA H200", "h200-sxm-141gb", gpu.sm_count);
+  MeasurementFile f = test::harness_file("NVIDIA H200", "h200-sxm-141gb", gpu.sm_count);
   int forward = 0;
   int backward = 0;
   for (const AttentionInputs& a : attention_grid(HarnessOptions{})) {
@@ -264,7 +227,7 @@ TEST_CASE("the harness's attention grid fits the flash efficiencies from cuDNN's
     add(f, a, gpu, tr.cost, normal(rng) + std::log(slower));
     if (cudnn) (a.direction == AttentionDirection::forward ? forward : backward) += 1;
   }
-  f.records.push_back(make_measurement(SelftestInputs{"spin_kernel", 1e-3, 1.01e-3, 0.025, true}, timing_of(1e-3), passed()));
+  f.records.push_back(make_measurement(SelftestInputs{"spin_kernel", 1e-3, 1.01e-3, 0.025, true}, timing_of(1e-3), test::passed_check()));
   const auto path = temp("stepcast_attention_grid.json");
   write_measurement_file(path, f);
   CalibrationRequest request;

@@ -7,6 +7,7 @@
 #include "validation/harness_grids.h"
 #include "validation/measurement_json.h"
 #include "validation/measurement_records.h"
+#include "tests/support/harness_file.h"
 
 using namespace stepcast;
 
@@ -30,44 +31,15 @@ TimingResult timing(std::vector<double> samples, const char* mode = "cold") {
   return t;
 }
 
-CheckInfo passed_check() {
-  CheckInfo c;
-  c.passed = true;
-  c.method = "64 sampled outputs against a CPU reference";
-  c.checked = 64;
-  c.max_abs_error = 1e-3;
-  c.max_rel_error = 2e-3;
-  c.tolerance = 1e-2;
-  return c;
-}
-
-// A file like the harness writes: built through the same record builders, one record per kind.
+// A file like the harness writes: built through the same record builders, one record per kind,
+// with the optional provenance and device fields set (cuDNN, clocks, ECC) or null (NCCL).
 MeasurementFile sample_file() {
-  HarnessOptions options;
-  options.command = "all";
-  options.argv = {"stepcast-harness", "all", "--out", "x.json"};
-  MeasurementFile f;
-  f.provenance = host_provenance(options, "0.1.0", "abcdef123456");
-  f.provenance.started_utc = "2025-06-01T12:00:00Z";
-  f.provenance.finished_utc = "2025-06-01T12:08:00Z";
-  f.provenance.driver_version = "570.124.06";
-  f.provenance.cuda_driver_api = "12.8";
-  f.provenance.cuda_runtime = "13.0";
-  f.provenance.cublas = "13.1.0";
+  MeasurementFile f = test::harness_file("NVIDIA H200", "h200-sxm-141gb", 132);
   f.provenance.cudnn = "9.19.0";
   f.provenance.nccl = std::nullopt;
-  f.provenance.cuda_architectures = "90";
-  DeviceInfo d;
-  d.name = "NVIDIA H200";
-  d.catalog_gpu = "h200-sxm-141gb";
-  d.uuid = "GPU-00000000-0000-0000-0000-000000000000";
-  d.pci_bus_id = "0000:18:00.0";
-  d.compute_capability = "9.0";
-  d.sm_count = 132;
-  d.memory_bytes = 150'000'000'000;
+  DeviceInfo& d = f.provenance.devices.front();
   d.l2_cache_bytes = 52'428'800;
   d.memory_bus_width_bits = 6144;
-  d.max_sm_clock_mhz = 1980;
   d.max_memory_clock_mhz = 3201;
   d.theoretical_memory_bandwidth_bytes_per_s = 4.9e12;
   d.ecc_enabled = true;
@@ -75,10 +47,9 @@ MeasurementFile sample_file() {
   d.clocks_at_start.sm_mhz = 1980;
   d.clocks_at_start.throttle_reasons = {"gpu_idle"};
   d.clocks_at_end.note = "libnvidia-ml.so.1 not found";
-  f.provenance.devices.push_back(d);
 
   f.records.push_back(make_measurement(gemm_point(DataType::bf16, "TN", 4096, 8192, 4096, "qkv"),
-                                       timing({1.1e-4, 1.0e-4, 1.2e-4}), passed_check()));
+                                       timing({1.1e-4, 1.0e-4, 1.2e-4}), test::passed_check()));
   AttentionInputs a;
   a.impl = "stepcast_flash";
   a.direction = AttentionDirection::backward;
@@ -87,21 +58,21 @@ MeasurementFile sample_file() {
   a.kv_heads = 8;
   a.seq_q = a.seq_kv = 4096;
   a.causal = true;
-  f.records.push_back(make_measurement(a, timing({2e-3, 2.1e-3}), passed_check()));
+  f.records.push_back(make_measurement(a, timing({2e-3, 2.1e-3}), test::passed_check()));
   f.records.push_back(make_measurement(ElementwiseInputs{"rmsnorm", DataType::bf16, 16384, 4096},
-                                       timing({3e-5, 3.1e-5}, "hot"), passed_check()));
-  f.records.push_back(make_measurement(MemoryInputs{"triad", DataType::fp32, 1 << 28}, timing({1e-3}), passed_check()));
+                                       timing({3e-5, 3.1e-5}, "hot"), test::passed_check()));
+  f.records.push_back(make_measurement(MemoryInputs{"triad", DataType::fp32, 1 << 28}, timing({1e-3}), test::passed_check()));
   CollectiveInputs c;
   c.op = CollectiveOp::all_reduce;
   c.size_bytes = 1 << 30;
   c.count = (1 << 30) / 4;
   c.ranks = 8;
   c.ranks_per_node = 8;
-  Measurement coll = make_measurement(c, timing({5e-3, 5.2e-3}, "host_timer"), passed_check());
+  Measurement coll = make_measurement(c, timing({5e-3, 5.2e-3}, "host_timer"), test::passed_check());
   coll.collective = CollectiveResult{2.1e11, 3.7e11, 1.75, 4.9e-3};
   f.records.push_back(coll);
   SelftestInputs s{"spin_kernel", 1e-3, 1.004e-3, 0.025, true};
-  f.records.push_back(make_measurement(s, timing({1.004e-3, 1.003e-3}), passed_check()));
+  f.records.push_back(make_measurement(s, timing({1.004e-3, 1.003e-3}), test::passed_check()));
   f.skipped.push_back({"gemm", "gemm fp8 TN m=1024 n=1024 k=1024", "FP8 GEMMs need compute capability 8.9 or newer"});
   return f;
 }
