@@ -39,6 +39,19 @@ constexpr double bytes_per_element(DataType t) {
   return 4.0;
 }
 
+// Bytes of one element's own value, without block scales: what a row of the data tensor strides
+// by. MXFP8 and NVFP4 keep their scales in a separate tensor (cuBLASLt takes them through
+// CUBLASLT_MATMUL_DESC_A_SCALE_POINTER / B_SCALE_POINTER with the VEC32_UE8M0 / VEC16_UE4M3 scale
+// modes; OCP MX v1.0 Sec. 5 stores a block as its scale plus the k elements), so stride and TMA
+// alignment rules see 1 byte (MXFP8) and half a byte (NVFP4) per element.
+constexpr double value_bytes_per_element(DataType t) {
+  switch (t) {
+    case DataType::mxfp8: return 1.0;
+    case DataType::nvfp4: return 0.5;
+    default: return bytes_per_element(t);
+  }
+}
+
 // GEMM input formats that Transformer Engine quantizes to from 16-bit tensors in training.
 constexpr bool is_quantized_training_format(DataType t) {
   return t == DataType::fp8 || t == DataType::mxfp8 || t == DataType::nvfp4;

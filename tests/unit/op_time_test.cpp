@@ -256,6 +256,16 @@ TEST_CASE("a GEMM whose strides are not multiples of 16 bytes runs at gemm_misal
   CHECK(gemm_misaligned({1001, 4096, 4096, 1, gemm_dim_m}, DataType::bf16));
   CHECK_FALSE(gemm_misaligned({4096, 4096, 1001, 1, ops::weight_gradient_leading(DataType::bf16)}, DataType::bf16));
   CHECK(gemm_misaligned({4096, 4096, 1001, 1, ops::weight_gradient_leading(DataType::fp8)}, DataType::fp8));
+  // Block-scaled formats keep their scales in a separate tensor, so the data stride is the
+  // element's own size: GPT-OSS's hidden 2880 is 2880 bytes in MXFP8 (16 x 180, aligned) and
+  // 1440 in NVFP4 (16 x 90), not 2880 x (1 + 1/32) = 2970 bytes (16 x 185.6), which the stored
+  // size with its scales would give; Qwen3-30B-A3B's expert width 768 likewise (768 bytes).
+  CHECK_FALSE(gemm_misaligned({8192, 5760, 2880, 1}, DataType::mxfp8));
+  CHECK_FALSE(gemm_misaligned({8192, 768, 2048, 1}, DataType::mxfp8));
+  CHECK_FALSE(gemm_misaligned({8192, 5760, 2880, 1}, DataType::nvfp4));
+  // Odd widths still miss: 1000 elements are 1000 bytes in MXFP8 (16 x 62.5), 500 in NVFP4.
+  CHECK(gemm_misaligned({1000, 1000, 1000, 1}, DataType::mxfp8));
+  CHECK(gemm_misaligned({1000, 1000, 1000, 1}, DataType::nvfp4));
   // The time: the aligned formula with eta scaled by the ratio.
   Op op = gemm(2500, 2500, 2500);
   const double wave = gemm_wave_tile_efficiency(op.gemm, 132, params);
