@@ -455,12 +455,29 @@ OpList embedding_backward_ops(const LayerShape& s) {
   return ops;
 }
 
+namespace {
+
+// The output projection runs in 16 bits under FP8, MXFP8 and NVFP4 training. Megatron-Core builds
+// it as tensor_parallel.ColumnParallelLinear (megatron/core/models/gpt/gpt_model.py, GPTModel
+// __init__: `self.output_layer = tensor_parallel.ColumnParallelLinear(...)`), a plain PyTorch
+// matmul rather than a Transformer Engine module, and enters the FP8 context per transformer
+// layer (megatron/core/transformer/transformer_block.py, get_fp8_context), so the logits GEMMs
+// never see a quantized recipe; torchtitan's float8 converter likewise leaves the output
+// projection in high precision (its filter_fqns default lists "output").
+LayerShape output_layer_shape(const LayerShape& s) {
+  LayerShape o = s;
+  if (is_quantized_training_format(o.compute)) o.compute = ops::attention_dtype(s);
+  return o;
+}
+
+}  // namespace
+
 OpList output_forward_ops(const LayerShape& s) {
   OpList ops;
   const double T = s.tokens();
   const double logits = T * s.vocab / s.t();
   push_norm(ops, "final_norm", s, false);
-  ops.push(gemm("logits", s, T, s.vocab / s.t(), s.hidden));
+  ops.push(gemm("logits", output_layer_shape(s), T, s.vocab / s.t(), s.hidden));
   // Megatron-Core's vocab-parallel cross-entropy (megatron/core/tensor_parallel/cross_entropy.py):
   // cast to FP32 (read e, write 4), max (read 4), subtract the max in place (8), exp in place (8),
   // sum (read 4), divide in place to keep the softmax for backward (8).
@@ -475,7 +492,7 @@ OpList output_backward_ops(const LayerShape& s) {
   // Backward: scale the kept FP32 softmax by the loss gradient in place (8), then autograd casts
   // the FP32 gradient to the activation format for the logits GEMM (read 4, write e).
   ops.push(memory_op("cross_entropy.backward", logits * (12.0 + s.activation_bytes)));
-  push_gemm_backward(ops, "logits.dgrad", "logits.wgrad", s, T, s.vocab / s.t(), s.hidden);
+  push_gemm_backward(ops, "logits.dgrad", "logits.wgrad", output_layer_shape(s), T, s.vocab / s.t(), s.hidden);
   push_norm(ops, "final_norm.backward", s, true);
   return ops;
 }

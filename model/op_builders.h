@@ -61,8 +61,10 @@ inline Op reduction_op(std::string_view name, double bytes) {
 // formats run only as "TN" GEMMs, both operands contiguous along k (kernels/gemm.h; cuBLASLt's
 // FP8 and INT8 layout requirement): Transformer Engine stores transposed copies of x and dy,
 // whose stride is then the token count (k).
+// MXFP8 and NVFP4 count their data bytes (datatype.h value_bytes_per_element): Transformer
+// Engine keeps their column-wise quantized copies for the weight gradient the same way.
 inline std::uint8_t weight_gradient_leading(DataType compute) {
-  return bytes_per_element(compute) <= 1.0 ? gemm_dim_n | gemm_dim_k : gemm_dim_m | gemm_dim_n;
+  return value_bytes_per_element(compute) <= 1.0 ? gemm_dim_n | gemm_dim_k : gemm_dim_m | gemm_dim_n;
 }
 
 // Forward GEMM (m, n, k) x batch -> backward data-gradient (m, k, n) and weight-gradient (k, n, m)
