@@ -1,0 +1,205 @@
+// Sliding-window, head-dim-64 attention (GPT-OSS) against cuDNN's own measurements,
+// tests/fixtures/reference/blackwell_compute.yaml (attention_windowed, attention_window128 and the
+// GB200 Llama 3.1 attention rows):
+//   - the rows' TFLOP/s count the windowed causal work (query i sees min(i + 1, W) keys), to 1%
+//     (the posted times carry 3 decimals of a millisecond);
+//   - fidelity: the model's time RATIO of the GPT-OSS shape (head dim 64, causal, window W) to the
+//     Llama 3.1 shape (head dim 128, full causal) at the same sequence length on the same GPU and
+//     cuDNN, forward and backward, seq 2048-32768. A ratio cancels the absolute flash etas, which
+//     are set from training runs rather than from this isolated harness. Tolerance: 25% on every
+//     shape.
+//
+// Known gap (issue 8, GPT-OSS fidelity): when written the model misses these ratios by about -40%
+// (window 1024) and -70..-85% (window 128): it prices a windowed layer at the full-causal flash
+// eta with only the head-dim SFU term, while cuDNN runs head dim 64 with a window at 6-45% of its
+// full-causal head-dim-128 TFLOP/s. Both ratio cases are therefore marked should_fail: they pass
+// while the gap is there and FAIL once the model reaches the 25% tolerance, at which point the
+// decorator must go and the test guards the fix.
+
+#include <doctest/doctest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "model/layer_ops.h"
+#include "model/op_builders.h"
+#include "model/op_time.h"
+#include "simulator/catalog.h"
+
+using namespace stepcast;
+
+namespace {
+
+const YAML::Node& fixture() {
+  static const YAML::Node root = YAML::LoadFile("tests/fixtures/reference/blackwell_compute.yaml");
+  return root;
+}
+
+struct Shape {
+  double batch = 1.0, heads = 0.0, kv_heads = 0.0, head_dim = 0.0, window = 0.0, seq = 0.0;
+};
+
+struct Row {
+  Shape shape;
+  double fwd_ms = 0.0, bwd_ms = 0.0, fwd_tflops = 0.0, bwd_tflops = 0.0;
+};
+
+Row read_row(const YAML::Node& n, double default_batch) {
+  Row r;
+  r.shape.batch = n["batch"] ? n["batch"].as<double>() : default_batch;
+  r.shape.heads = n["heads"] ? n["heads"].as<double>() : 64.0;
+  r.shape.kv_heads = n["kv_heads"] ? n["kv_heads"].as<double>() : 8.0;
+  r.shape.head_dim = n["head_dim"] ? n["head_dim"].as<double>() : 128.0;
+  r.shape.window = n["window"] ? n["window"].as<double>() : 0.0;
+  r.shape.seq = n["seqlen"].as<double>();
+  r.fwd_ms = n["fwd_time_ms"].as<double>();
+  r.bwd_ms = n["bwd_time_ms"].as<double>();
+  r.fwd_tflops = n["fwd_tflops"].as<double>();
+  r.bwd_tflops = n["bwd_tflops"].as<double>();
+  return r;
+}
+
+// Rows of a fixture section, filtered by a field (empty key: all rows).
+std::vector<Row> rows(const std::string& section, const std::string& key, const std::string& value,
+                      double default_batch = 1.0) {
+  std::vector<Row> out;
+  for (const auto& n : fixture()[section]) {
+    if (!key.empty() && n[key].as<std::string>() != value) continue;
+    out.push_back(read_row(n, default_batch));
+  }
+  return out;
+}
+
+// The harness's forward FLOPs: 4 b h d per (query, key) pair; causal, and with a window W query i
+// (0-based) sees min(i + 1, W) keys: W s - W (W - 1) / 2 pairs per (sequence, head).
+double harness_forward_flops(const Shape& s) {
+  const double pairs = s.window > 0.0 && s.window < s.seq ? s.window * s.seq - s.window * (s.window - 1.0) / 2.0
+                                                          : s.seq * (s.seq + 1.0) / 2.0;
+  return 4.0 * s.batch * s.heads * s.head_dim * pairs;
+}
+
+// The flash op stepcast builds for one layer of this shape (model/layer_ops.cpp flash_shape,
+// attention_shape, flash_op): work from ops::flash_forward_flops (2.5x backward), bytes from
+// ops::flash_io_elements in BF16, and a windowed layer's CTA split left unknown (batch_heads 0).
+Op stepcast_flash_op(const Shape& s, bool backward) {
+  ops::FlashShape f;
+  f.sequences = s.batch;
+  f.heads = s.heads;
+  f.queries = s.seq;
+  f.keys = s.seq;
+  f.kv_heads = s.kv_heads;
+  f.qk_dim = s.head_dim;
+  f.v_dim = s.head_dim;
+  f.causal = true;
+  f.window = s.window;
+  f.windowed = s.window > 0.0 ? 1.0 : 0.0;
+  const bool windowed = s.window > 0.0 && s.window < s.seq;
+  Op op;
+  op.kind = backward ? OpKind::flash_backward : OpKind::flash_forward;
+  op.dtype = DataType::bf16;
+  const double forward = ops::flash_forward_flops(f);
+  op.flops = Flops(backward ? kFlashBackwardWorkRatio * forward : forward);
+  op.bytes = Bytes(ops::flash_io_elements(f) * 2.0 * (backward ? 2.0 : 1.0));
+  op.attention = windowed ? AttentionShape{0.0, 0.0, 0.0, s.head_dim, true}
+                          : AttentionShape{s.batch * s.heads, s.seq, s.seq, s.head_dim, true};
+  return op;
+}
+
+// Predicted over measured (windowed / full-causal) time ratio minus one, per seq and pass; prints
+// each shape's figures.
+std::vector<double> ratio_errors(std::vector<Row> windowed, std::vector<Row> full, const char* label) {
+  const auto by_seq = [](const Row& a, const Row& b) { return a.shape.seq < b.shape.seq; };
+  std::sort(windowed.begin(), windowed.end(), by_seq);
+  std::sort(full.begin(), full.end(), by_seq);
+  const CostParameters burst = CostParameters().burst();  // the harness's 10 iterations run at burst speed
+  const GpuSpec* gb200 = Catalog::builtin().find_gpu("gb200");
+  REQUIRE(gb200 != nullptr);
+  REQUIRE(windowed.size() == full.size());
+  std::vector<double> errors;
+  for (std::size_t i = 0; i < windowed.size(); ++i) {
+    REQUIRE(windowed[i].shape.seq == full[i].shape.seq);
+    for (bool backward : {false, true}) {
+      const double measured = backward ? windowed[i].bwd_ms / full[i].bwd_ms : windowed[i].fwd_ms / full[i].fwd_ms;
+      const double predicted = op_time(stepcast_flash_op(windowed[i].shape, backward), *gb200, burst).value() /
+                               op_time(stepcast_flash_op(full[i].shape, backward), *gb200, burst).value();
+      const double error = predicted / measured - 1.0;
+      std::printf("%s seq %6.0f %s: windowed/full time measured %.4f predicted %.4f error %+6.1f%%\n", label,
+                  windowed[i].shape.seq, backward ? "bwd" : "fwd", measured, predicted, 100.0 * error);
+      errors.push_back(error);
+    }
+  }
+  return errors;
+}
+
+constexpr double kRatioTolerance = 0.25;
+
+}  // namespace
+
+TEST_CASE("cuDNN's windowed attention TFLOP/s count each query's min(i + 1, window) keys") {
+  std::vector<Row> all = rows("attention_windowed", "", "");
+  for (const Row& r : rows("attention_window128", "model", "gpt_oss")) all.push_back(r);
+  REQUIRE(all.size() == 15);
+  for (const Row& r : all) {
+    CAPTURE(r.shape.seq);
+    CAPTURE(r.shape.window);
+    const double forward = harness_forward_flops(r.shape);
+    // TFLOP/s = FLOPs / (ms * 1e-3) / 1e12; the backward pass counts 2.5x the forward work.
+    CHECK(forward / (r.fwd_ms * 1e9) == doctest::Approx(r.fwd_tflops).epsilon(0.01));
+    CHECK(2.5 * forward / (r.bwd_ms * 1e9) == doctest::Approx(r.bwd_tflops).epsilon(0.01));
+  }
+  // The count is discriminating: at seq 2048 with window 1024 the full causal half is 4/3 of it.
+  const Row& s2048 = all[8];  // file order: seq 32768 down to 2048, bf16 then fp8
+  REQUIRE(s2048.shape.seq == 2048.0);
+  Shape full = s2048.shape;
+  full.window = 0.0;
+  CHECK(harness_forward_flops(full) / harness_forward_flops(s2048.shape) == doctest::Approx(4.0 / 3.0).epsilon(0.001));
+}
+
+TEST_CASE("the Llama 3.1 rows of the same cuDNN runs count the causal half and pair with each windowed row") {
+  // Guards the denominators of the ratios below: cuDNN 9.19 (batch 1) and 9.22 (batch 2).
+  std::vector<Row> all = rows("attention", "gpu", "NVIDIA GB200");
+  for (const Row& r : rows("attention_window128", "model", "llama3.1", 2.0)) all.push_back(r);
+  REQUIRE(all.size() == 10);
+  for (const Row& r : all) {
+    CAPTURE(r.shape.seq);
+    const double forward = 4.0 * r.shape.batch * r.shape.heads * r.shape.head_dim * r.shape.seq * r.shape.seq / 2.0;
+    CHECK(forward / (r.fwd_ms * 1e9) == doctest::Approx(r.fwd_tflops).epsilon(0.01));
+  }
+  // Each windowed row has its full-causal partner at the same seq (the ratio cases below are
+  // should_fail, so their own REQUIREs would not surface a broken fixture).
+  for (const auto& [windowed, full] :
+       {std::pair{rows("attention_windowed", "data_type", "bfloat16"), rows("attention", "gpu", "NVIDIA GB200")},
+        std::pair{rows("attention_window128", "model", "gpt_oss"), rows("attention_window128", "model", "llama3.1", 2.0)}}) {
+    REQUIRE(windowed.size() == 5);
+    REQUIRE(full.size() == 5);
+    for (const Row& w : windowed) {
+      CHECK(std::count_if(full.begin(), full.end(), [&](const Row& f) { return f.shape.seq == w.shape.seq; }) == 1);
+    }
+  }
+}
+
+TEST_CASE("the model's window-1024 head-dim-64 over full-causal head-dim-128 attention time ratio is within 25% of cuDNN's" *
+          doctest::should_fail()) {
+  // cuDNN backend 91901 on a GB200: gpt_oss (batch 2, 64 heads, head dim 64, window 1024) against
+  // llama3.1 (batch 1, 64 heads, head dim 128, full causal), bf16.
+  const std::vector<Row> windowed = rows("attention_windowed", "data_type", "bfloat16");
+  const std::vector<Row> full = rows("attention", "gpu", "NVIDIA GB200");
+  REQUIRE(windowed.size() == 5);
+  const std::vector<double> errors = ratio_errors(windowed, full, "cudnn 9.19 swa1024");
+  for (double e : errors) CHECK(std::fabs(e) <= kRatioTolerance);
+}
+
+TEST_CASE("the model's window-128 head-dim-64 over full-causal head-dim-128 attention time ratio is within 25% of cuDNN's" *
+          doctest::should_fail()) {
+  // cuDNN backend 92200 on a GB200, one run: gpt_oss (batch 2, 128 heads, head dim 64, window 128,
+  // GPT-OSS's own window) against llama3.1 (batch 2, 64 heads, head dim 128, full causal), bf16.
+  const std::vector<Row> windowed = rows("attention_window128", "model", "gpt_oss");
+  const std::vector<Row> full = rows("attention_window128", "model", "llama3.1", 2.0);
+  REQUIRE(windowed.size() == 5);
+  const std::vector<double> errors = ratio_errors(windowed, full, "cudnn 9.22 swa128 ");
+  for (double e : errors) CHECK(std::fabs(e) <= kRatioTolerance);
+}
