@@ -81,13 +81,11 @@ bool is_sm_rate(std::string_view name) {
 // A copy of `params` with every limit of op_time lifted (efficiencies and rates huge, no gap,
 // burst clocks), to be lowered one at a time.
 CostParameters unlimited(const CostParameters& params) {
-  CostParameters probe = params;
+  CostParameters probe = params.burst();
   probe.for_each_constant([](std::string_view name, double& value, std::string_view) {
     if (is_efficiency(name) || is_sm_rate(name)) value = kHuge;
   });
   probe.memory_bandwidth_eta = kHuge;
-  probe.sustained_derate = 1.0;
-  probe.sustained_derate_blackwell = 1.0;
   probe.kernel_gap_s = 0.0;
   probe.kernel_cold_start_s = 0.0;
   return probe;
