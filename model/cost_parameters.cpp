@@ -40,26 +40,29 @@ CostParameters CostParameters::burst() const {
   return out;
 }
 
-double CostParameters::flash_forward_eta(GpuArchitecture arch) const {
+namespace {
+
+// A flash eta by generation: Ampere's figure also serves Ada, Blackwell has its own, and Hopper's
+// serves Hopper and CDNA3 (no CDNA3 flash measurement).
+double flash_eta_of(GpuArchitecture arch, double ampere, double hopper, double blackwell) {
   switch (arch) {
     case GpuArchitecture::ampere:
-    case GpuArchitecture::ada: return flash_fwd_eta_ampere;
-    case GpuArchitecture::blackwell: return flash_fwd_eta_blackwell;
+    case GpuArchitecture::ada: return ampere;
+    case GpuArchitecture::blackwell: return blackwell;
     case GpuArchitecture::hopper:
     case GpuArchitecture::cdna3: break;
   }
-  return flash_fwd_eta_hopper;
+  return hopper;
+}
+
+}  // namespace
+
+double CostParameters::flash_forward_eta(GpuArchitecture arch) const {
+  return flash_eta_of(arch, flash_fwd_eta_ampere, flash_fwd_eta_hopper, flash_fwd_eta_blackwell);
 }
 
 double CostParameters::flash_backward_eta(GpuArchitecture arch) const {
-  switch (arch) {
-    case GpuArchitecture::ampere:
-    case GpuArchitecture::ada: return flash_bwd_eta_ampere;
-    case GpuArchitecture::blackwell: return flash_bwd_eta_blackwell;
-    case GpuArchitecture::hopper:
-    case GpuArchitecture::cdna3: break;
-  }
-  return flash_bwd_eta_hopper;
+  return flash_eta_of(arch, flash_bwd_eta_ampere, flash_bwd_eta_hopper, flash_bwd_eta_blackwell);
 }
 
 double CostParameters::deepep_nvlink_eta(GpuArchitecture arch) const {
