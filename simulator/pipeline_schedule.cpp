@@ -113,10 +113,23 @@ void offer_held(const std::vector<int>& held, std::vector<int>& candidates, std:
   candidates.swap(kept);
 }
 
+// Megatron-Core's combined 1F1B (extra_warmup > 0) runs each steady-state forward merged with the
+// backward it is paired with, layer by layer: forward layer i beside backward layer n - 1 - i
+// (megatron/core/models/common/model_chunk_schedule_plan.py, TransformerModelChunkSchedulePlan.run;
+// the backward layer's state is released after each pair). The forward fills as the backward
+// frees, so the held bytes move linearly from the state before the pair to the state after it, and
+// the peak is one of the two, not the state after the forward alone. (One layer's activations on
+// top, the pair in progress, are left out, as the one-layer working sets are elsewhere.)
+bool merged_pairs(const PipelineSpec& spec) {
+  return spec.extra_warmup > 0 &&
+         (spec.schedule == PipelineSchedule::one_f_one_b || spec.schedule == PipelineSchedule::gpipe);
+}
+
 // Walks every stage's passes in order: the reference, and the way for the schedules the periodic
 // form below does not cover. A micro-batch's activations are held from its F to the end of its
 // backward: the whole B, or its W when the backward is split (B_input frees nothing the W still
-// needs to read: the GEMM inputs; Qi et al. 2023 count M_B per micro-batch until W).
+// needs to read: the GEMM inputs; Qi et al. 2023 count M_B per micro-batch until W). Merged pairs
+// (merged_pairs()) are counted after the pair's backward.
 void hold_pattern_by_walking(const PipelineSpec& spec, std::vector<int>& peak_in_flight,
                              std::vector<std::vector<int>>& held_candidates) {
   const int p = spec.stages;
@@ -133,12 +146,20 @@ void hold_pattern_by_walking(const PipelineSpec& spec, std::vector<int>& peak_in
     std::fill(held.begin(), held.end(), 0);
     int total = 0;
     auto& candidates = held_candidates[static_cast<std::size_t>(s)];
-    for (int i = begin[static_cast<std::size_t>(s)]; i < begin[static_cast<std::size_t>(s) + 1]; ++i) {
+    const int end = begin[static_cast<std::size_t>(s) + 1];
+    const bool merged = merged_pairs(spec);
+    for (int i = begin[static_cast<std::size_t>(s)]; i < end; ++i) {
       const PipelinePass pass = passes[static_cast<std::size_t>(i)];
       const int delta = pass.kind == PassKind::forward ? 1 : pass.kind == PassKind::backward_input ? 0 : -1;
       held[static_cast<std::size_t>(pass.chunk)] += delta;
       total += delta;
       if (pass.kind != PassKind::forward) continue;
+      if (merged && i + 1 < end && passes[static_cast<std::size_t>(i) + 1].kind == PassKind::backward) {
+        // A steady-state pair: its backward runs merged with this forward.
+        const PipelinePass paired = passes[static_cast<std::size_t>(++i)];
+        held[static_cast<std::size_t>(paired.chunk)] -= 1;
+        total -= 1;
+      }
       peak_in_flight[static_cast<std::size_t>(s)] = std::max(peak_in_flight[static_cast<std::size_t>(s)], total);
       offer_held(held, candidates, kept);
     }
@@ -185,10 +206,13 @@ void PipelineSimulator::build_hold_pattern(const PipelineSpec& spec, HoldPattern
     int& peak = pattern.peak_in_flight[static_cast<std::size_t>(s)];
     const int steady = total - warmup;
     const int period = v == 1 ? 1 : p * v;  // one chunk: the count stays warmup + 1
-    const int states = steady == 0 ? 1 : std::min(steady, period);
+    // Merged pairs (merged_pairs()): the states after each pair, and the end of the warm-up.
+    const int paired = merged_pairs(spec) && steady > 0 ? 1 : 0;
+    const int states = steady == 0 ? 1 : std::min(steady, period) + paired;
     for (int i = 0; i < states; ++i) {
-      // After forward warmup + i (or, with no steady phase, after the last forward).
-      const int forwards = steady == 0 ? total : warmup + i + 1;
+      // After forward warmup + i (or, with no steady phase, after the last forward); merged, after
+      // the pair's backward, state 0 being the end of the warm-up.
+      const int forwards = steady == 0 ? total : warmup + i + 1 - paired;
       const int backwards = steady == 0 ? 0 : i;
       int sum = 0;
       for (int c = 0; c < v; ++c) {

@@ -121,19 +121,26 @@ PipelineSpec one_f_one_b_spec(const test::UniformStages& u, int p, int v, int m,
 }
 }  // namespace
 
-TEST_CASE("combined 1F1B's extra warm-up forward holds one more micro-batch on every stage") {
+TEST_CASE("combined 1F1B holds what 1F1B holds: the extra warm-up forward is freed layer by layer by its merged backward") {
   // 1F1B holds p - s micro-batches on stage s (warm-up p - s - 1, plus the one in the steady
-  // state); one more warm-up forward: p - s + 1. Interleaved stage 0: (p - 1) 2 + (v - 1) p + 1
-  // chunk micro-batches, one more with the extra forward.
+  // state). Combined 1F1B warms up with p - s forwards, then runs each steady forward merged with
+  // a backward, forward layer i beside backward layer n - 1 - i (Megatron-Core
+  // model_chunk_schedule_plan.py, TransformerModelChunkSchedulePlan.run): the forward fills as the
+  // backward frees, so the stage never holds more than the p - s of its warm-up, not p - s + 1.
+  // Interleaved stage 0: (p - 1) 2 + (v - 1) p + 1 chunk micro-batches either way.
   PipelineSimulator sim;
   const int p = 8;
   const test::UniformStages one_chunk(p, 1, 1.0, 2.0);
-  const auto& plain = sim.run(one_f_one_b_spec(one_chunk, p, 1, 32, 1));
-  for (int s = 0; s < p; ++s) CHECK(plain.peak_in_flight[static_cast<std::size_t>(s)] == p - s + 1);
+  const auto& combined = sim.run(one_f_one_b_spec(one_chunk, p, 1, 32, 1));
+  for (int s = 0; s < p; ++s) CHECK(combined.peak_in_flight[static_cast<std::size_t>(s)] == p - s);
+  // No pipeline (Megatron's forward_backward_no_pipelining with the overlap): one micro-batch.
+  const test::UniformStages alone(1, 1, 1.0, 2.0);
+  CHECK(sim.run(one_f_one_b_spec(alone, 1, 1, 8, 1)).peak_in_flight[0] == 1);
   const int v = 3;
   const test::UniformStages three_chunks(p, v, 1.0, 2.0);
   const auto& interleaved = sim.run(one_f_one_b_spec(three_chunks, p, v, 24, 1));
-  CHECK(interleaved.peak_in_flight[0] == v * p + p - 1 + 1);
+  CHECK(interleaved.peak_in_flight[0] == v * p + p - 1);
+  CHECK(sim.run(one_f_one_b_spec(three_chunks, p, v, 24, 0)).peak_in_flight[0] == v * p + p - 1);
   // The periodic hold pattern agrees with walking the orders.
   for (const auto& [pp, vv, m] : std::vector<std::tuple<int, int, int>>{{4, 1, 8}, {4, 2, 8}, {8, 4, 32}, {2, 3, 4}}) {
     const test::UniformStages u(pp, vv, 1.0, 2.0);
