@@ -425,11 +425,20 @@ const PipelineResult& PipelineSimulator::run(const PipelineSpec& spec) {
 
   r.first_forward_end.assign(stage_count, Seconds(-1.0));
   r.first_start.assign(stage_count, Seconds(0.0));
+  r.chunk_first_forward_start.assign(vs_count, Seconds(-1.0));
+  r.chunk_first_forward_end.assign(vs_count, Seconds(-1.0));
   for (const Step& step : order.steps) {
     Seconds& first = r.first_forward_end[step.stage];
     if (first.value() < 0.0) {
       first = Seconds(end[step.self]);
       r.first_start[step.stage] = first - Seconds(duration[step.duration]);
+    }
+    if (static_cast<PassKind>(step.duration & 3) != PassKind::forward) continue;
+    const auto vs = static_cast<std::size_t>(step.duration >> 2);
+    const double start = end[step.self] - duration[step.duration];
+    if (r.chunk_first_forward_start[vs].value() < 0.0 || start < r.chunk_first_forward_start[vs].value()) {
+      r.chunk_first_forward_start[vs] = Seconds(start);
+      r.chunk_first_forward_end[vs] = Seconds(end[step.self]);
     }
   }
   r.busy.resize(stage_count);

@@ -59,6 +59,8 @@ struct PipelineResult {
   std::vector<Seconds> finish;           // per stage: end of its last B
   std::vector<Seconds> first_start;        // per stage: start of its first pass
   std::vector<Seconds> first_forward_end;  // per stage: end of its first F
+  std::vector<Seconds> chunk_first_forward_start;  // per virtual stage: start of its first F
+  std::vector<Seconds> chunk_first_forward_end;    // per virtual stage: end of its first F
   std::vector<Seconds> p2p_wait;         // per stage: idle time spent waiting for a transfer in
                                          // flight (the part of a wait no longer than one p2p)
   std::vector<int> peak_in_flight;       // per stage: most (micro-batch, chunk) activations held

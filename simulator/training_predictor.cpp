@@ -736,15 +736,38 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     }
     if (sharded_optimizer && par.zero <= 2) {
       // The updated parameter shards are all-gathered. With overlap_param_gather the gather runs
-      // bucket by bucket under the next step's first forward pass (Megatron-Core's param-gather
-      // overlap): it stays exposed beyond the stage's first forward, and by one bucket at least.
+      // bucket by bucket under the next step's forward passes (Megatron-Core's param-gather
+      // overlap), one chunk's parameters at a time: a chunk's gather must be in by the end of its
+      // first forward, and one bucket stays exposed at least. Interleaved, chunks 0 and 1 are
+      // gathered from the start and chunk c + 1 from chunk c's first forward on
+      // (megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_with_interleaving:
+      // param_sync_func for the first two chunks, then for get_model_chunk_id(...) + 1 at each
+      // chunk's first micro-batch), so chunk c hides behind p forwards of chunk c - 1. The stage
+      // waits by the latest any chunk's gather lands after it is needed.
       const Seconds gather = stage_collective(CollectiveOp::all_gather, e.params, e.expert_params, weight_bytes);
       if (par.overlap_param_gather) {
         const double dense_bucket = std::min(params.dp_bucket_params, e.params);
         const double expert_bucket = std::min(params.dp_bucket_params - dense_bucket, e.expert_params);
         const Seconds first_bucket =
             stage_collective(CollectiveOp::all_gather, dense_bucket, expert_bucket, weight_bytes);
-        e.gather_exposed = max(first_bucket, gather - pipe.first_forward_end[static_cast<std::size_t>(s)]);
+        if (chunks == 1) {
+          e.gather_exposed = max(first_bucket, gather - pipe.first_forward_end[static_cast<std::size_t>(s)]);
+        } else {
+          // The stage's parameters outside its chunks' layers (embedding, output layer) gather
+          // with the chunk that holds them; spread them in proportion.
+          double chunk_sum = 0.0;
+          for (int c = 0; c < chunks; ++c) chunk_sum += chunk_params[c] + chunk_experts[c];
+          Seconds channel(0.0);
+          Seconds late(0.0);
+          for (int c = 0; c < chunks; ++c) {
+            const auto vs = static_cast<std::size_t>(c * pp + s);
+            const double share = chunk_sum > 0.0 ? (chunk_params[c] + chunk_experts[c]) / chunk_sum : 1.0 / chunks;
+            const Seconds launch = c < 2 ? Seconds(0.0) : pipe.chunk_first_forward_start[static_cast<std::size_t>((c - 1) * pp + s)];
+            channel = max(channel, launch) + gather * share;
+            late = max(late, channel - pipe.chunk_first_forward_end[vs]);
+          }
+          e.gather_exposed = max(first_bucket, late);
+        }
       } else {
         e.gather_exposed = gather;
       }
