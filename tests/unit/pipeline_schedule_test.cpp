@@ -95,3 +95,23 @@ TEST_CASE("the timeline has one forward and one backward bar per micro-batch, ch
   CHECK(r.timeline.size() == static_cast<std::size_t>(2 * p * v * m));
   for (const auto& e : r.timeline) CHECK(e.end > e.start);
 }
+
+TEST_CASE("interleaved 1F1B starts chunk c's first forward on stage 0 after p forwards of each earlier chunk") {
+  // Megatron's interleaved order sends groups of p micro-batches through chunk 0, then chunk 1, ...:
+  // on stage 0 (no upstream wait), with chunk forwards of f / v, chunk c's first forward runs in
+  // [c p f / v, (c p + 1) f / v).
+  const int p = 4;
+  const int v = 3;
+  const double f = 1.0;
+  const test::UniformStages u(p, v, f, 2.0);  // each chunk: f / v forward, 2 / v backward
+  PipelineSimulator sim;
+  const PipelineResult& r = sim.run(test::uniform_spec(u, PipelineSchedule::one_f_one_b, p, v, 8));
+  const double chunk_forward = f / v;
+  for (int c = 0; c < v; ++c) {
+    CAPTURE(c);
+    CHECK(r.chunk_first_forward_start[static_cast<std::size_t>(c * p)].value() == doctest::Approx(c * p * chunk_forward));
+    CHECK(r.chunk_first_forward_end[static_cast<std::size_t>(c * p)].value() == doctest::Approx((c * p + 1) * chunk_forward));
+  }
+  // Stage s waits for s upstream chunk-0 forwards (no transfer time): its chunk 0 starts at s f / v.
+  CHECK(r.chunk_first_forward_start[2].value() == doctest::Approx(2 * chunk_forward));
+}

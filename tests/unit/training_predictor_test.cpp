@@ -9,6 +9,11 @@ namespace {
 Scenario gpt3(int gpus, int tp, int pp, int vpp, int global_batch, int micro_batch) {
   return test::gpt3_175b(gpus, tp, pp, vpp, global_batch, micro_batch);
 }
+// The same scenario with `vpp` chunks per stage.
+Scenario gpt3_with(Scenario sc, int vpp) {
+  sc.parallel.vpp = vpp;
+  return sc;
+}
 }  // namespace
 
 TEST_CASE("the time breakdown sums to the step time") {
@@ -65,6 +70,23 @@ TEST_CASE("hiding the data-parallel reduction behind the last backward helps") {
   const TrainingPrediction hidden = predictor.predict(sc);
   CHECK(hidden.time.dp_comm_exposed < exposed.time.dp_comm_exposed);
   CHECK(hidden.step_time < exposed.step_time);
+}
+
+TEST_CASE("interleaving hides the parameter gather behind earlier chunks' forwards") {
+  // ZeRO-1 with overlap_param_gather: one chunk's gather hides behind the stage's first forward
+  // only; interleaved, chunk c's behind p forwards of chunk c - 1 (Megatron-Core schedules.py,
+  // param_sync_func per chunk). The reduce-scatter is the same un-overlapped collective in both.
+  TrainingPredictor predictor;
+  Scenario sc = gpt3(1024, 8, 8, 1, 1536, 1);
+  sc.parallel.zero = 1;
+  sc.parallel.overlap_grad_reduce = false;
+  sc.parallel.overlap_param_gather = true;
+  const TrainingPrediction one_chunk = predictor.predict(sc);
+  const TrainingPrediction three_chunks = predictor.predict(gpt3_with(sc, 3));
+  CHECK(three_chunks.time.dp_comm_exposed < one_chunk.time.dp_comm_exposed);
+  sc.parallel.overlap_param_gather = false;
+  const TrainingPrediction unhidden = predictor.predict(gpt3_with(sc, 3));
+  CHECK(three_chunks.time.dp_comm_exposed < unhidden.time.dp_comm_exposed);
 }
 
 TEST_CASE("TP collectives are exposed without overlap, full recompute costs more than selective") {
