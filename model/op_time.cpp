@@ -125,7 +125,16 @@ double flash_head_dim_efficiency(double head_dim, GpuArchitecture arch, bool bac
   return (head_dim / (head_dim + exp_columns)) / (kReferenceHeadDim / (kReferenceHeadDim + exp_columns));
 }
 
+OpBound op_bound(const OpTiming& t) {
+  if (t.gap > t.compute && t.gap > t.memory) return OpBound::kernel_gap;
+  return t.memory > t.compute ? OpBound::memory : OpBound::compute;
+}
+
 Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) {
+  return op_timing(op, gpu, params).total;
+}
+
+OpTiming op_timing(const Op& op, const GpuSpec& gpu, const CostParameters& params) {
   if (op.launches > 1.0) {
     if (op.kind == OpKind::gemm) {
       // One GEMM per expert, `streams` at a time: ceil(launches / streams) rounds, each priced as
@@ -137,12 +146,17 @@ Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) 
       round.gemm.batch = op.gemm.batch * concurrent / op.launches;
       round.flops = op.flops * (concurrent / op.launches);
       round.bytes = op.bytes * (concurrent / op.launches);
-      return op_time(round, gpu, params) * rounds;
+      const OpTiming r = op_timing(round, gpu, params);
+      return {r.compute * rounds, r.memory * rounds, r.gap * rounds, r.total * rounds};
     }
     // Memory-bound kernels launched per expert: the same bytes, a kernel gap per launch.
     Op one = op;
     one.launches = 1.0;
-    return op_time(one, gpu, params) + Seconds(params.kernel_gap_s * (op.launches - 1.0));
+    OpTiming t = op_timing(one, gpu, params);
+    const Seconds extra(params.kernel_gap_s * (op.launches - 1.0));
+    t.gap += extra;
+    t.total += extra;
+    return t;
   }
   Seconds memory(0.0);
   if (op.bytes.value() > 0.0) {
@@ -183,7 +197,8 @@ Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params) 
     case OpKind::reduction:
       break;
   }
-  return max(compute, memory) + Seconds(params.kernel_gap_s);
+  const Seconds gap(params.kernel_gap_s);
+  return {compute, memory, gap, max(compute, memory) + gap};
 }
 
 Seconds ops_time(const OpList& ops, const GpuSpec& gpu, const CostParameters& params) {

@@ -78,7 +78,23 @@ double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, cons
 // Forward: 4 flops per column (Hopper x = 64, Ampere 32); backward: 10. 1 for an unknown head dim.
 double flash_head_dim_efficiency(double head_dim, GpuArchitecture arch, bool backward, const CostParameters& params);
 
-// The GPU time of `op` (no host overhead).
+// The terms of one op's GPU time: total = max(compute, memory) + gap for a single launch. An op
+// of several launches (Op::launches) sums its rounds: compute and memory are each round's terms
+// times the rounds (a grouped GEMM), and gap every kernel gap it pays, so total may be less than
+// max(compute, memory) + gap summed the other way; total is always what op_time returns.
+struct OpTiming {
+  Seconds compute;  // flops over the efficiency-scaled peak (0 for memory-bound kinds)
+  Seconds memory;   // bytes over the op's memory rate
+  Seconds gap;      // kernel gaps (CostParameters::kernel_gap_s per kernel, or per round)
+  Seconds total;    // op_time
+};
+// What bounds an op: the largest of its three terms (ties go to compute, then memory).
+enum class OpBound : std::uint8_t { compute, memory, kernel_gap };
+OpBound op_bound(const OpTiming& timing);
+
+// The GPU time of `op` (no host overhead), with its terms.
+OpTiming op_timing(const Op& op, const GpuSpec& gpu, const CostParameters& params);
+// op_timing(op, gpu, params).total.
 Seconds op_time(const Op& op, const GpuSpec& gpu, const CostParameters& params);
 
 // Sum of op_time over a list, bounded below by the host's dispatch time for its launches (an op

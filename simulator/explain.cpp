@@ -462,7 +462,12 @@ Explanation explain_training(const Scenario& scenario, const ExplainOptions& opt
   Explanation out;
   TrainingPredictor predictor(options.parameters);
   const auto net = maker(scenario.system, options.parameters);
-  out.base = predictor.predict(scenario, *net);
+  if (options.kernels) {
+    out.kernels = predictor.step_kernels(scenario, *net);
+    out.base = out.kernels->prediction;
+  } else {
+    out.base = predictor.predict(scenario, *net);
+  }
   const TrainingPrediction& base = out.base;
   const double step = base.step_time.value();
 

@@ -18,6 +18,7 @@
 //                step predicted again; a tornado table sorted by the swing.
 // Every number comes from a full prediction; nothing is estimated by formula here.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "model/scenario.h"
 #include "simulator/collective_factory.h"
 #include "simulator/scenario_loader.h"
+#include "simulator/training_predictor.h"
 
 namespace stepcast {
 
@@ -65,6 +67,9 @@ struct Explanation {
   std::vector<ExplainChange> no_fit;         // faster, but no longer fit in memory
   std::vector<SensitivityRow> sensitivity;   // largest swing first
   std::vector<std::string> placement;        // one line per parallel group
+  // With ExplainOptions::kernels: the kernels behind the base prediction's compute
+  // (TrainingPredictor::step_kernels; simulator/explain_ops.h prints them).
+  std::optional<StepKernels> kernels;
 };
 
 struct ExplainOptions {
@@ -72,6 +77,7 @@ struct ExplainOptions {
   CollectiveMaker collectives;    // empty: the default collective model
   double perturbation = 0.10;     // the +-fraction of the tornado
   bool sensitivity = true;
+  bool kernels = false;           // fill Explanation::kernels
 };
 
 Explanation explain_training(const Scenario& scenario, const ExplainOptions& options = {});

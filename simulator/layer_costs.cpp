@@ -6,29 +6,11 @@
 #include "model/layer_ops.h"
 #include "model/moe_ops.h"
 #include "model/op_time.h"
+#include "simulator/layer_kernels.h"
 #include "simulator/parallel_traffic.h"
 
 namespace stepcast {
 namespace {
-
-Seconds time_of(const Op& op, const LayerCostInputs& in) { return op_time(op, *in.gpu, *in.params); }
-
-// GPU time of the ops [first, last), bounded below by the host's time to dispatch them through
-// Transformer Engine modules (CostParameters::training_host_dispatch_s per launch).
-Seconds training_ops_time(const Op* first, const Op* last, const LayerCostInputs& in) {
-  return ops_time(first, last, *in.gpu, *in.params, Seconds(in.params->training_host_dispatch_s()));
-}
-Seconds training_ops_time(const OpList& ops, const LayerCostInputs& in) {
-  return training_ops_time(ops.begin(), ops.end(), in);
-}
-
-// The time of the named GEMM in `ops` (zero when absent).
-Seconds gemm_time(const OpList& ops, std::string_view name, const LayerCostInputs& in) {
-  for (const Op& op : ops) {
-    if (op.name == name) return time_of(op, in);
-  }
-  return Seconds(0.0);
-}
 
 // The GEMM names a block's TP collectives pair with (model/layer_ops.cpp, mla_ops.cpp, moe_ops.cpp).
 struct BlockGemms {
@@ -46,34 +28,10 @@ BlockGemms mlp_block_gemms(const LayerShape& s) {
   return {"fc1", "fc2", "fc1.dgrad", "fc2.dgrad", "fc1.wgrad"};
 }
 
-// Time of the weight-gradient GEMMs in `ops` (named "<gemm>.wgrad").
-Seconds weight_gradient_time(const OpList& ops, const LayerCostInputs& in) {
-  Seconds t(0.0);
-  constexpr std::string_view kSuffix = ".wgrad";
-  for (const Op& op : ops) {
-    if (op.name.size() >= kSuffix.size() && op.name.substr(op.name.size() - kSuffix.size()) == kSuffix) {
-      t += time_of(op, in);
-    }
-  }
-  return t;
-}
-
 // Exposed part of a collective that --tp-comm-overlap pipelines with `gemm`.
 Seconds overlapped(Seconds comm, Seconds gemm, const LayerCostInputs& in) {
   const Seconds chunk = comm * (in.params->tp_overlap_exposed_chunks / std::max(in.tp_group.size, 1));
   return max(comm - gemm, chunk);
-}
-
-// A forward pass's kernels. A MoE layer that synchronizes with the host before its all-to-all
-// (model/moe_ops.h moe_forward_host_sync) runs as two stretches, each bounded by its own dispatch
-// time: the host cannot have run ahead into the second.
-Seconds forward_compute(const OpList& forward, const LayerCostInputs& in) {
-  if (!moe_forward_host_sync(*in.shape)) return training_ops_time(forward, in);
-  const Op* sync = forward.begin();
-  while (sync != forward.end() && sync->name != kMoeHostSyncAfter) ++sync;
-  assert(sync != forward.end());
-  ++sync;
-  return training_ops_time(forward.begin(), sync, in) + training_ops_time(sync, forward.end(), in);
 }
 
 }  // namespace
@@ -81,18 +39,17 @@ Seconds forward_compute(const OpList& forward, const LayerCostInputs& in) {
 LayerCosts layer_costs(const LayerCostInputs& in) {
   const LayerShape& s = *in.shape;
   const CollectiveModel& net = *in.collectives;
+  // The kernels and their times (simulator/layer_kernels.h; `stepcast explain --ops` prints them).
+  const LayerKernels kernels = layer_kernels(in);
+  // The expert and context traffic pairs its exchanges with the layer's own kernels (no ZeRO-3 cast).
   const OpList forward = layer_forward_ops(s);
   const OpList backward = layer_backward_ops(s);
 
   LayerCosts c;
-  c.layer_forward.compute = forward_compute(forward, in);
-  c.layer_backward.compute = training_ops_time(backward, in);
-  c.layer_backward.weight_gradient = min(weight_gradient_time(backward, in), c.layer_backward.compute);
-  if (in.recompute == Recompute::full) {
-    c.layer_backward.recompute = c.layer_forward.compute;
-  } else if (in.recompute == Recompute::selective) {
-    c.layer_backward.recompute = training_ops_time(selective_recompute_forward_ops(s, in.recompute_modules), in);
-  }
+  c.layer_forward.compute = kernels.forward.time();
+  c.layer_backward.compute = kernels.backward.time();
+  c.layer_backward.weight_gradient = min(kernels.backward.weight_gradient_time(), kernels.backward.bounded_time());
+  c.layer_backward.recompute = kernels.recompute.bounded_time();
 
   const Bytes activation(s.tokens() * s.hidden * s.activation_bytes);  // b s h
   if (s.tp > 1) {
@@ -110,20 +67,20 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
     if (s.sequence_parallel) {
       const Seconds gather = net.time(CollectiveOp::all_gather, activation, in.tp_group);
       const Seconds scatter = net.time(CollectiveOp::reduce_scatter, activation, in.tp_group);
-      const Seconds regather_attention = max(gather - gemm_time(backward, attention.in_dgrad, in), Seconds(0.0));
+      const Seconds regather_attention = max(gather - kernels.backward.time_named(attention.in_dgrad), Seconds(0.0));
       const Seconds regather_mlp =
-          mlp_collectives ? max(gather - gemm_time(backward, mlp.in_dgrad, in), Seconds(0.0)) : Seconds(0.0);
+          mlp_collectives ? max(gather - kernels.backward.time_named(mlp.in_dgrad), Seconds(0.0)) : Seconds(0.0);
       if (in.tp_comm_overlap) {
-        forward_comm = overlapped(gather, gemm_time(forward, attention.in, in), in) +
-                       overlapped(scatter, gemm_time(forward, attention.out, in), in);
-        backward_comm = overlapped(gather, gemm_time(backward, attention.out_dgrad, in), in) +
-                        overlapped(scatter, gemm_time(backward, attention.in_dgrad, in), in) + regather_attention;
+        forward_comm = overlapped(gather, kernels.forward.time_named(attention.in), in) +
+                       overlapped(scatter, kernels.forward.time_named(attention.out), in);
+        backward_comm = overlapped(gather, kernels.backward.time_named(attention.out_dgrad), in) +
+                        overlapped(scatter, kernels.backward.time_named(attention.in_dgrad), in) + regather_attention;
         if (mlp_collectives) {
-          mlp_forward_comm = overlapped(gather, gemm_time(forward, mlp.in, in), in) +
-                             overlapped(scatter, gemm_time(forward, mlp.out, in), in);
+          mlp_forward_comm = overlapped(gather, kernels.forward.time_named(mlp.in), in) +
+                             overlapped(scatter, kernels.forward.time_named(mlp.out), in);
           forward_comm += mlp_forward_comm;
-          backward_comm += overlapped(gather, gemm_time(backward, mlp.out_dgrad, in), in) +
-                           overlapped(scatter, gemm_time(backward, mlp.in_dgrad, in), in) + regather_mlp;
+          backward_comm += overlapped(gather, kernels.backward.time_named(mlp.out_dgrad), in) +
+                           overlapped(scatter, kernels.backward.time_named(mlp.in_dgrad), in) + regather_mlp;
         }
       } else {
         forward_comm = (gather + scatter) * blocks;
@@ -133,12 +90,12 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
     } else {
       const Seconds reduce = net.time(CollectiveOp::all_reduce, activation, in.tp_group);
       if (in.tp_comm_overlap) {
-        forward_comm = overlapped(reduce, gemm_time(forward, attention.out, in), in);
-        backward_comm = overlapped(reduce, gemm_time(backward, attention.in_wgrad, in), in);
+        forward_comm = overlapped(reduce, kernels.forward.time_named(attention.out), in);
+        backward_comm = overlapped(reduce, kernels.backward.time_named(attention.in_wgrad), in);
         if (mlp_collectives) {
-          mlp_forward_comm = overlapped(reduce, gemm_time(forward, mlp.out, in), in);
+          mlp_forward_comm = overlapped(reduce, kernels.forward.time_named(mlp.out), in);
           forward_comm += mlp_forward_comm;
-          backward_comm += overlapped(reduce, gemm_time(backward, mlp.in_wgrad, in), in);
+          backward_comm += overlapped(reduce, kernels.backward.time_named(mlp.in_wgrad), in);
         }
       } else {
         forward_comm = reduce * blocks;
@@ -174,11 +131,12 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
     c.pipeline_receive = s.sequence_parallel ? Seconds(0.0) : net.time(CollectiveOp::all_gather, activation, in.tp_group);
   }
 
-  c.embedding_forward.compute = training_ops_time(embedding_forward_ops(s), in);
-  c.embedding_backward.compute = training_ops_time(embedding_backward_ops(s), in);
-  c.output_forward.compute = training_ops_time(output_forward_ops(s), in);
-  c.output_backward.compute = training_ops_time(output_backward_ops(s), in);
-  c.output_backward.weight_gradient = min(weight_gradient_time(output_backward_ops(s), in), c.output_backward.compute);
+  const EmbeddingOutputKernels ends = embedding_output_kernels(in);
+  c.embedding_forward.compute = ends.embedding_forward.time();
+  c.embedding_backward.compute = ends.embedding_backward.time();
+  c.output_forward.compute = ends.output_forward.time();
+  c.output_backward.compute = ends.output_backward.time();
+  c.output_backward.weight_gradient = min(ends.output_backward.weight_gradient_time(), c.output_backward.compute);
   c.embedding_backward.weight_gradient = c.embedding_backward.compute;  // the table's gradient only
 
   add_expert_and_context_traffic(in, forward, backward, c);
@@ -205,17 +163,14 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
     const auto exposed = [f](Seconds comm, Seconds compute) {
       return max(comm, compute + min(comm, compute) * f) - compute;
     };
-    c.layer_forward.dp_exposed = exposed(gather, c.layer_forward.compute);
-    c.layer_backward.dp_exposed = exposed(gather + scatter, c.layer_backward.compute + c.layer_backward.recompute);
+    // Exposure against the passes' kernels before the FP8 weight cast, which layer_kernels adds
+    // to each pass (FP8 compute over 16-bit parameters: the gathered weights are cast, and
+    // transposed for the backward's TN GEMMs, in every pass, as there is no persistent FP8 copy
+    // to cache them in).
+    c.layer_forward.dp_exposed = exposed(gather, kernels.forward.bounded_time());
+    c.layer_backward.dp_exposed = exposed(gather + scatter, kernels.backward.bounded_time() + c.layer_backward.recompute);
     c.zero3_first_gather = gather;
     c.zero3_last_reduce = scatter;
-    // FP8 compute over 16-bit parameters: the gathered weights are cast (and transposed for the
-    // backward's TN GEMMs) in every pass, as there is no persistent FP8 copy to cache them in.
-    if (is_quantized_training_format(s.compute) && !is_quantized_training_format(in.parameter_format)) {
-      const Seconds cast = time_of(weight_quantize_op(s, in.layer_parameters_per_rank), in);
-      c.layer_forward.compute += cast;
-      c.layer_backward.compute += cast;
-    }
   }
   return c;
 }

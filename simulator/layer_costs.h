@@ -1,7 +1,8 @@
 #pragma once
 // Time of one transformer layer (and of the embedding and output layers) on one tensor-parallel
 // rank for one micro-batch, split into the components a prediction reports. Computed once per
-// prediction and reused for every layer and micro-batch.
+// prediction and reused for every layer and micro-batch. The compute and recompute terms are the
+// pass times of simulator/layer_kernels.h, which lists the kernels behind them.
 //
 // Tensor-parallel traffic per layer (Shoeybi et al. 2019; Korthikanti et al. 2022, Sec. 4.2.2),
 // each collective moving b s h activation bytes on the TP group:

@@ -296,13 +296,20 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   const LayerCosts& moe_costs = plan.moe_costs;
   // FP8 recipes that keep the first and last layers in BF16: those layers priced in BF16.
   const int edge = precision.edge_layers_in_bf16();
-  LayerShape bf16_shape = shape;
-  bf16_shape.compute = DataType::bf16;
-  if (edge > 0) {
-    LayerCostInputs bf16_inputs = cost_inputs;
-    bf16_inputs.shape = &bf16_shape;
-    plan.edge_costs = layer_costs(bf16_inputs);
-  }
+  plan.edge_shape = shape;
+  plan.edge_shape.compute = DataType::bf16;
+  const LayerShape& bf16_shape = plan.edge_shape;
+  LayerCostInputs bf16_inputs = cost_inputs;
+  bf16_inputs.shape = &bf16_shape;
+  if (edge > 0) plan.edge_costs = layer_costs(bf16_inputs);
+  // The inputs again for step_kernels(), without the collective model (a local of predict()).
+  plan.recomputed_fraction = recomputed;
+  plan.dense_inputs = cost_inputs;
+  plan.moe_inputs = cost_inputs;
+  plan.moe_inputs.shape = &plan.moe_shape;
+  plan.moe_inputs.layer_parameters_per_rank = moe_layer.total();
+  plan.edge_inputs = bf16_inputs;
+  for (LayerCostInputs* i : {&plan.dense_inputs, &plan.moe_inputs, &plan.edge_inputs}) i->collectives = nullptr;
 
   const auto activations = [&](const LayerShape& s) {
     const LayerActivations full = layer_activation_bytes(s, par.recompute, par.recompute_modules);
@@ -809,6 +816,15 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
                     costs.layer_backward.compute) * (k * m);
       b.tp_comm_exposed += (e.layer_forward.tp_exposed + e.layer_backward.tp_exposed - costs.layer_forward.tp_exposed -
                             costs.layer_backward.tp_exposed) * (k * m);
+      // The stage's passes (section 2) carry the edge layers' whole pass totals: their recompute and
+      // other exposed terms differ from the FP8 layer's too.
+      b.recompute += (e.layer_backward.recompute - costs.layer_backward.recompute) * (k * m);
+      b.dp_comm_exposed += (e.layer_forward.dp_exposed + e.layer_backward.dp_exposed - costs.layer_forward.dp_exposed -
+                            costs.layer_backward.dp_exposed) * (k * m);
+      b.ep_comm_exposed += (e.layer_forward.ep_exposed + e.layer_backward.ep_exposed - costs.layer_forward.ep_exposed -
+                            costs.layer_backward.ep_exposed) * (k * m);
+      b.cp_comm_exposed += (e.layer_forward.cp_exposed + e.layer_backward.cp_exposed - costs.layer_forward.cp_exposed -
+                            costs.layer_backward.cp_exposed) * (k * m);
     }
     if (n + nm > 0) b.dp_comm_exposed += (costs.zero3_first_gather + costs.zero3_last_reduce) * m;
     b.offload_exposed += (plan.offload_forward + plan.offload_backward) * ((n + nm) * m);
@@ -962,6 +978,46 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   }
   if (!training.flash_attention) out.notes.emplace_back("unfused attention: s x s scores are materialised");
   out.notes.push_back(std::string("collectives priced by the '") + std::string(net.name()) + "' model");
+  return out;
+}
+
+StepKernels TrainingPredictor::step_kernels(const Scenario& scenario, const CollectiveModel& collectives) {
+  StepKernels out;
+  out.prediction = predict(scenario, collectives);
+  const Plan& plan = m_plan;
+  const int critical = out.prediction.critical_stage;
+  const double m = microbatches_per_chunk(plan.schedule, plan.microbatches);
+  out.critical_stage = critical;
+  out.microbatches = static_cast<int>(m);
+  // Layers of each kind on the critical stage, over its model chunks, as section 5 of predict()
+  // counts them for the step's compute.
+  double dense = 0.0, moe = 0.0, edge = 0.0;
+  for (int c = 0; c < plan.chunks; ++c) {
+    const auto vs = static_cast<std::size_t>(c * plan.pp + critical);
+    moe += plan.moe_layers[vs];
+    dense += plan.layers[vs] - plan.moe_layers[vs] - plan.edge_layers[vs];
+    edge += plan.edge_layers[vs];
+    if (plan.is_first(static_cast<int>(vs))) out.embedding_passes += m;
+    if (plan.is_last(static_cast<int>(vs))) out.output_passes += m;
+  }
+  const bool moe_model = plan.has_moe;
+  const auto add = [&](std::string kind, const LayerCostInputs& inputs, double layers, double recomputed_fraction) {
+    if (layers <= 0.0) return;
+    StageLayerKernels k;
+    k.kind = std::move(kind);
+    k.shape = *inputs.shape;
+    k.kernels = layer_kernels(inputs);
+    k.layers = layers;
+    k.passes = layers * m;
+    k.recompute_passes = k.kernels.recompute.empty() ? 0.0 : k.passes * recomputed_fraction;
+    out.layers.push_back(std::move(k));
+  };
+  add(moe_model ? "dense (first_dense_layers)" : "dense", plan.dense_inputs, dense, plan.recomputed_fraction);
+  add("MoE", plan.moe_inputs, moe, plan.recomputed_fraction);
+  // BF16 edge layers are priced without partial recomputation's blend (edge_costs in prepare()):
+  // each recomputes whenever recomputation is on.
+  add("dense, kept in BF16 (FP8 edge layer)", plan.edge_inputs, edge, 1.0);
+  out.embedding_output = embedding_output_kernels(plan.dense_inputs);
   return out;
 }
 

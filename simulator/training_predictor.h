@@ -35,6 +35,7 @@
 #include "model/prediction.h"
 #include "model/scenario.h"
 #include "simulator/layer_costs.h"
+#include "simulator/layer_kernels.h"
 #include "simulator/pipeline_schedule.h"
 
 namespace stepcast {
@@ -58,6 +59,28 @@ struct TrainingPredictorOptions {
 // layers (1 when recompute is not full or recompute_layers is 0, meaning all of them).
 double recomputed_layer_fraction(const ParallelConfig& par, int layers);
 
+// The kernels behind a prediction's `compute` and `recompute` on its critical pipeline stage: one
+// micro-batch of each layer kind the stage holds, and of the embedding and output layer, each op
+// priced by the functions the prediction uses (simulator/layer_kernels.h), with how many times
+// each pass runs on that stage per step.
+struct StageLayerKernels {
+  std::string kind;               // "dense", "MoE", "dense, BF16 edge layer"
+  LayerShape shape;
+  LayerKernels kernels;
+  double layers = 0.0;            // layers of this kind on the critical stage, all its model chunks
+  double passes = 0.0;            // forward (and backward) passes per step: layers x micro-batches
+  double recompute_passes = 0.0;  // passes that recompute (passes x the recomputed share)
+};
+struct StepKernels {
+  TrainingPrediction prediction;
+  int critical_stage = 0;
+  int microbatches = 0;           // per model chunk
+  std::vector<StageLayerKernels> layers;  // kinds with layers on the critical stage
+  EmbeddingOutputKernels embedding_output;
+  double embedding_passes = 0.0;  // per step on the critical stage (0 when another stage holds it)
+  double output_passes = 0.0;
+};
+
 class TrainingPredictor {
  public:
   explicit TrainingPredictor(CostParameters params = {});
@@ -67,6 +90,9 @@ class TrainingPredictor {
                              const TrainingPredictorOptions& options = {});
   // Same, with the default collective model built for the scenario's system.
   TrainingPrediction predict(const Scenario& scenario, const TrainingPredictorOptions& options = {});
+
+  // predict(), and the kernels behind its compute on the critical stage.
+  StepKernels step_kernels(const Scenario& scenario, const CollectiveModel& collectives);
 
   // Memory and a step-time lower bound without simulating the pipeline: a few microseconds where
   // predict() takes tens. Shares every computation it makes with predict().
@@ -112,6 +138,11 @@ class TrainingPredictor {
     double weight_bytes = 0.0;   // per parameter
     double grad_bytes = 0.0;
     LayerCosts edge_costs;       // a layer kept in BF16 under FP8 (PrecisionConfig::bf16_edge_layers)
+    LayerShape edge_shape;       // that layer's shape
+    // Each layer kind's cost inputs (collectives null: only the kernels are priced from them again,
+    // by step_kernels(), while the scenario they point into is alive).
+    LayerCostInputs dense_inputs, moe_inputs, edge_inputs;
+    double recomputed_fraction = 1.0;  // recomputed_layer_fraction()
     std::vector<int> edge_layers;  // per virtual stage: how many of its layers are those
     Seconds offload_forward;     // per layer: offloaded parameters' transfer beyond the forward
     Seconds offload_backward;    // ... and beyond the backward
