@@ -130,11 +130,12 @@ std::string kernel_tables_text(const Scenario& sc, const StepKernels& k, std::si
     if (t.recompute.value() > 0.0) out += fmt::format(", recompute {}", seconds_text(t.recompute));
     out += fmt::format("; {} per micro-batch\n", seconds_text(layer));
     if (t.title == "embedding" || t.title == "output layer and loss") {
-      out += t.passes > 0.0 ? fmt::format("  runs {:.10g} times per step on this stage ({:.10g} micro-batches)\n", t.passes, t.passes)
+      out += t.passes > 0.0 ? fmt::format("  runs {:.10g} times per step on this stage (once per micro-batch)\n", t.passes)
                             : std::string("  not on the critical stage: none of its passes counts in this stage's compute\n");
     } else {
-      out += fmt::format("  runs {:.10g} times per step on this stage: {:.10g} layers x {} micro-batches", t.passes,
-                         t.passes / std::max(k.microbatches, 1), k.microbatches);
+      const double layers = t.passes / std::max(k.microbatches, 1);
+      out += fmt::format("  runs {:.10g} times per step on this stage: {:.10g} {} x {} {}", t.passes, layers,
+                         layers == 1.0 ? "layer" : "layers", k.microbatches, k.microbatches == 1 ? "micro-batch" : "micro-batches");
       if (t.recompute_passes > 0.0 && t.recompute_passes < t.passes) {
         out += fmt::format("; recomputed in {:.10g} of them", t.recompute_passes);
       }

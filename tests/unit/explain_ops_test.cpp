@@ -78,6 +78,15 @@ TEST_CASE("explain --ops: a dense scenario's layer kernels x layers x micro-batc
     CHECK(f.layers[0].recompute_passes == doctest::Approx(f.layers[0].passes * 0.5));
     check_reconciles(f);
   }
+  SUBCASE("ZeRO-3 with FP8 compute over 16-bit parameters: the weight cast outside the dispatch bound") {
+    const std::vector<Override> edits = {{"precision", "fp8"}};
+    const StepKernels z = kernels_of(load_scenario("llama2-7b-zero3", edits));
+    REQUIRE(z.layers.size() == 1);
+    const KernelPass& forward = z.layers[0].kernels.forward;
+    REQUIRE(forward.ops.size() > 0);
+    CHECK(forward.ops[forward.ops.size() - 1].name == "weight_quantize");
+    check_reconciles(z);
+  }
 }
 
 TEST_CASE("explain --ops: a MoE scenario's layer kernels reconcile with its compute and recompute lines") {
