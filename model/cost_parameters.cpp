@@ -65,6 +65,10 @@ double CostParameters::flash_backward_eta(GpuArchitecture arch) const {
   return flash_eta_of(arch, flash_bwd_eta_ampere, flash_bwd_eta_hopper, flash_bwd_eta_blackwell);
 }
 
+double CostParameters::flash_softmax_hidden(GpuArchitecture arch) const {
+  return arch == GpuArchitecture::blackwell ? flash_softmax_hidden_fraction_blackwell : flash_softmax_hidden_fraction;
+}
+
 double CostParameters::deepep_nvlink_eta(GpuArchitecture arch) const {
   return arch == GpuArchitecture::blackwell ? deepep_nvlink_eta_blackwell : deepep_nvlink_eta_hopper;
 }

@@ -177,25 +177,51 @@ struct CostParameters : NamedConstants<CostParameters> {
   // How an attention kernel's work splits over the SMs (model/op_time.h, flash_schedule_efficiency;
   // applies to ops whose Op::attention shape is known). Each CTA owns one tile of
   // flash_shape_tile queries of one (sequence, head) and walks the key blocks of the same size it
-  // may see (causal: up to the diagonal), paying flash_shape_cta_overhead_blocks blocks' worth
-  // of prologue and epilogue (loading Q, the final rescale, writing O and the log-sum-exp).
-  // Causal CTAs differ in length; the last to finish runs flash_shape_tail_fraction of the longest
-  // CTA past the average finish (0: perfectly balanced, 1: the list-scheduling bound).
-  // flash_shape_tile = 0 prices attention without these terms: no measured attention grid has set
-  // them yet (`stepcast calibrate` searches them when a harness file holds >= 8 cuDNN shapes).
-  double flash_shape_tile = 0.0;
-  double flash_shape_cta_overhead_blocks = 0.0;
-  double flash_shape_tail_fraction = 0.0;
-  // The softmax's exponentials run on the SFU, 16 per SM per clock (CUDA C++ Programming Guide,
-  // "Arithmetic Instructions" throughput table: exp2f, compute capability 8.x-10.x), one per score,
-  // against 4 x head_dim tensor-core FLOPs per score forward (10 x head_dim backward). Unhidden,
-  // they cost as much as dense_16bit_flops_per_sm_clock / 64 more head-dim columns (Hopper: 64,
-  // Ampere: 32), so attention at head dim 64 runs slower per FLOP than at 128, as FlashAttention-3
-  // (Shah et al. 2024, Sec. 3.1: "3.9 TFLOPS of special functions" against 989 of matmul) describes.
-  // This is the share of that exponential time the kernels hide under their matrix work
-  // (FlashAttention-3's ping-pong and intra-warpgroup overlap): 0, none, until a measured
-  // head-dim grid fits it. The etas above hold at head dim 128 either way.
+  // may see (causal: up to the diagonal; sliding window: the blocks the window overlaps, partial
+  // ones computed and masked), paying flash_shape_cta_overhead_blocks blocks' worth of prologue and
+  // epilogue (loading Q, the pipeline's fill and drain, the final rescale, writing O and the
+  // log-sum-exp). Causal CTAs differ in length; the last to finish runs flash_shape_tail_fraction
+  // of the longest CTA past the average finish (0: perfectly balanced, 1: the list-scheduling
+  // bound). The flash etas above hold at the shapes they were measured at, so op_time divides by
+  // this efficiency at those shapes (flash_reference_schedule_efficiency).
+  // Tile: 128 x 128, the Q and K/V tiles of cuDNN's and FlashAttention-2/3's d = 128 kernels
+  // (validation/kernel_fit.cpp kFlashTile). Overhead and tail: least squares (log time, each
+  // GPU, pass and batch free in scale) over the 36 measured cuDNN points of Llama 3.1-shaped causal
+  // attention whose only change is the shape: cudnn-frontend's H200 and GB200 rows at batch 1 and
+  // the GB200 rows at batch 2, seq 2048-32768, forward and backward
+  // (tests/fixtures/reference/blackwell_compute.yaml, attention and attention_window128 llama3.1;
+  // their TFLOP/s rise 1.3-1.8x from seq 2048 to 32768), and our H200 torch SDPA cuDNN rows at
+  // (b, h, s) = (1, 16, 4096), (1, 32, 4096), (4, 16, 2048) (measured/h200_torch_kernels_2026-11-29.json:
+  // 0.37, 0.49, 0.41 forward). Grid 0.25 apart: overhead 2.5 blocks, tail 1.0; rms log error 0.039
+  // against 0.142 without the schedule. scripts/fit_flash_shape.py does the fit.
+  double flash_shape_tile = 128.0;
+  double flash_shape_cta_overhead_blocks = 2.5;
+  double flash_shape_tail_fraction = 1.0;
+  // The softmax's exponentials run on the SFU (MUFU.EX2), 16 per SM per clock (CUDA C++ Programming
+  // Guide, "Arithmetic Instructions" throughput table: compute capability 8.x-10.x; FlashAttention-4,
+  // Zadouri et al. 2026, arXiv:2603.05451, and its write-up at together.ai/blog/flashattention-4:
+  // "both the SFU count and shared memory bandwidth remains unchanged" from H100 to B200), one per score, next
+  // to 4 x head_dim tensor-core FLOPs per score forward (10 x head_dim backward) at
+  // dense_16bit_flops_per_sm_clock (model/op_time.h, flash_head_dim_efficiency). This is the share
+  // of the shorter of the two a forward kernel hides under the longer: time per score is
+  // max(tensor, exp) + (1 - hidden) min(tensor, exp).
+  //   Ampere, Ada, Hopper: 0. FlashAttention-3 (Shah et al. 2024, arXiv:2407.08608, Fig. 5, H100
+  //   SXM5 FP16/BF16 forward, the head-dim-64 and 128 panels of one mask setting) runs head dim 64 at
+  //   371, 420, 460, 473 TFLOP/s against 625, 638, 646, 648 at head dim 128 (seq 2k-16k): 0.59-0.73,
+  //   and cuDNN in the same panels at 334-388 against 617-595: 0.54-0.65; nothing
+  //   hidden already gives (64 / 128) / (128 / 192) = 0.75 on Hopper, hiding any would give more.
+  //   Ampere's mma.sync kernels (FlashAttention-2) issue softmax and MMA from the same warps.
   double flash_softmax_hidden_fraction = 0.0;
+  //   Blackwell: 1, all. Its MMAs (tcgen05) are issued by one thread and accumulate in tensor
+  //   memory, so the softmax warps run beside them: FlashAttention-4's forward pipeline overlaps
+  //   "tensor cores, softmax exponential, and memory" (the together.ai write-up) and finds the
+  //   forward bound by the exponential, not by the sum; a tile costs the longer of the two. At head
+  //   dim 128 the two are equal (512 / 8192 = 1 / 16 clock per score). Checked against cuDNN's GB200
+  //   head-dim-64 windowed rows by tests/fidelity/windowed_attention_test.cpp.
+  // The backward hides nothing on any GPU: P (the exponential) feeds dV and dS = P (dP - D) feeds
+  // dK and dQ within the same tile, and double-buffering S and dP (2 x 128 x 128 FP32 each) next to
+  // the dK and dV accumulators does not fit Blackwell's 256 KiB of tensor memory per SM.
+  double flash_softmax_hidden_fraction_blackwell = 1.0;
 
   // --- Communication (used by the alpha-beta collective model) -----------------------------------
   // NCCL reaches ~80% of NVLink line rate: "450GB/s is the line rate. With the protocol overhead
@@ -319,6 +345,8 @@ struct CostParameters : NamedConstants<CostParameters> {
   // DeepEP/HybridEP's share of the NVLink rate on `arch` (Blackwell's figure, or Hopper's for the others).
   [[nodiscard]] double deepep_nvlink_eta(GpuArchitecture arch) const;
   [[nodiscard]] double flash_backward_eta(GpuArchitecture arch) const;
+  // The share of the exponentials a forward flash kernel on `arch` hides (Blackwell's figure, or the others').
+  [[nodiscard]] double flash_softmax_hidden(GpuArchitecture arch) const;
 
  private:
   friend struct NamedConstants<CostParameters>;
@@ -365,11 +393,15 @@ struct CostParameters : NamedConstants<CostParameters> {
       "hopper eta x cudnn-frontend GB200/H200 ratio (blackwell_compute.yaml)");
     f("flash.bwd_eta.blackwell", self.flash_bwd_eta_blackwell,
       "hopper eta x cudnn-frontend GB200/H200 ratio (blackwell_compute.yaml)");
-    f("flash_shape.tile", self.flash_shape_tile, "off until a measured attention grid fits it");
-    f("flash_shape.cta_overhead_blocks", self.flash_shape_cta_overhead_blocks, "off");
-    f("flash_shape.tail_fraction", self.flash_shape_tail_fraction, "off");
+    f("flash_shape.tile", self.flash_shape_tile, "cuDNN / FlashAttention-2/3 128 x 128 tiles at d = 128");
+    f("flash_shape.cta_overhead_blocks", self.flash_shape_cta_overhead_blocks,
+      "scripts/fit_flash_shape.py: cuDNN seq 2K-32K rows (blackwell_compute.yaml) + H200 torch SDPA rows");
+    f("flash_shape.tail_fraction", self.flash_shape_tail_fraction,
+      "scripts/fit_flash_shape.py: cuDNN seq 2K-32K rows (blackwell_compute.yaml) + H200 torch SDPA rows");
     f("flash_shape.softmax_hidden_fraction", self.flash_softmax_hidden_fraction,
-      "none hidden (assumption; SFU rate: CUDA C++ Programming Guide)");
+      "FlashAttention-3 paper Fig. 5: H100 head dim 64 at 0.59-0.73 of head dim 128 (none hidden)");
+    f("flash_shape.softmax_hidden_fraction.blackwell", self.flash_softmax_hidden_fraction_blackwell,
+      "FlashAttention-4 (arXiv:2603.05451): softmax warps beside asynchronous tcgen05 MMAs (all hidden)");
     f("comm.nvlink_eta", self.nvlink_eta, "NVIDIA/nccl-tests#212");
     f("comm.network_eta", self.network_eta, "NVIDIA/nccl-tests#160, #290");
     f("comm.tp_overlap_exposed_chunks", self.tp_overlap_exposed_chunks, "Wang et al. 2022");

@@ -53,14 +53,23 @@ double attention_output_width(const LayerShape& s) {
   return s.mla ? s.heads / s.t() * s.mla->v_head_dim : s.q_width() / s.t();
 }
 
-// The CTA-level shape of the fused kernel (model/op_time.h). Sliding-window layers, whose CTAs see
-// only the window, leave the split unknown (batch_heads 0) but keep the head dim.
-// The head dim is the mean of the Q/K and V widths: a score costs 2 (qk + v) flops forward
-// (MLA: 192 and 128).
-AttentionShape attention_shape(const ops::FlashShape& f) {
+// The CTA-level shape of the fused kernel (model/op_time.h), sliding window included: windowed
+// CTAs visit only the key blocks their window overlaps. The head dim is the mean of the Q/K and V
+// widths: a score costs 2 (qk + v) flops forward (MLA: 192 and 128).
+// Under context parallelism the rank's queries are two load-balanced chunks (one early, one late)
+// and the ring runs cp kernels of whole (chunk x chunk) blocks, diagonal ones causal: priced as
+// one non-causal problem over the keys a query sees on average (the flop count's queries x keys / 2,
+// or the window's share), not as queries at the end of the context (which would visit every block).
+AttentionShape attention_shape(const LayerShape& s, const ops::FlashShape& f) {
   const double head_dim = 0.5 * (f.qk_dim + f.v_dim);
-  if (f.window > 0.0 && f.windowed > 0.0 && f.window < f.keys) return {0.0, 0.0, 0.0, head_dim, f.causal};
-  return {f.sequences * f.heads, f.queries, f.keys, head_dim, f.causal};
+  const bool windowed = f.window > 0.0 && f.windowed > 0.0 && f.window < f.keys;
+  if (s.cp > 1 && f.causal) {
+    const double per_pair = 2.0 * f.sequences * f.heads * (f.qk_dim + f.v_dim);
+    const double keys_per_query = ops::flash_forward_flops(f) / (per_pair * f.queries);
+    return {f.sequences * f.heads, f.queries, keys_per_query, head_dim, false};
+  }
+  return {f.sequences * f.heads, f.queries, f.keys, head_dim, f.causal, windowed ? f.window : 0.0,
+          windowed ? f.windowed : 0.0};
 }
 
 // The fused attention kernel (forward or backward) as one op, in the attention's input format.
@@ -72,7 +81,7 @@ Op flash_op(OpKind kind, std::string_view name, const LayerShape& s, const ops::
   op.dtype = ops::attention_dtype(s);
   op.flops = Flops(flops);
   op.bytes = Bytes(bytes);
-  op.attention = attention_shape(f);
+  op.attention = attention_shape(s, f);
   return op;
 }
 

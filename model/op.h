@@ -49,12 +49,16 @@ struct GemmShape {
 // depend on how the work splits into CTAs: `batch_heads` independent (sequence, query head)
 // problems, each `seq_q` queries against `seq_kv` keys, `head_dim` the mean of the Q/K and V widths. batch_heads == 0
 // means the shape is unknown (a batch of mixed prefill requests): no shape effect is priced.
+// A causal op may stand for layers of which a share `windowed` attend over a sliding window of
+// `window` keys per query (window 0 or >= seq_kv: none); the others see every earlier key.
 struct AttentionShape {
   double batch_heads = 0.0;
   double seq_q = 0.0;
   double seq_kv = 0.0;
   double head_dim = 0.0;
   bool causal = false;
+  double window = 0.0;
+  double windowed = 0.0;
 };
 
 struct Op {

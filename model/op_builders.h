@@ -81,7 +81,11 @@ inline void push_gemm_backward(OpList& ops, std::string_view dgrad, std::string_
 // keys of width qk_dim, values and outputs of width v_dim, `queries` query tokens per sequence
 // attending over `keys` key tokens. Work: QK^T (2 q k d_qk per head) and PV (2 q k d_v), halved
 // by a causal mask; bytes: Q, K, V read and O written once. A share `windowed` of the layers
-// attends over a sliding window of `window` keys per query instead (window >= keys: no change).
+// attends over a sliding window of `window` keys per query instead (window >= keys: no change):
+// query i (0-based) of a sequence sees min(i + 1, W) keys, W s - W (W - 1) / 2 pairs over the
+// sequence of s = keys tokens, as cuDNN's benchmark counts them (tests/fixtures/reference/
+// blackwell_compute.yaml, attention_windowed); a rank holding `queries` of them (context
+// parallelism) does its share, queries (W - W (W - 1) / (2 keys)).
 struct FlashShape {
   double sequences = 1.0;
   double heads = 1.0;
@@ -98,7 +102,7 @@ inline double flash_forward_flops(const FlashShape& f) {
   const double per_pair = 2.0 * f.sequences * f.heads * (f.qk_dim + f.v_dim);
   const double full = per_pair * f.queries * f.keys * (f.causal ? 0.5 : 1.0);
   if (f.window <= 0.0 || f.windowed <= 0.0 || f.window >= f.keys) return full;
-  const double windowed = per_pair * f.queries * f.window;  // each query sees `window` keys
+  const double windowed = per_pair * f.queries * (f.window - f.window * (f.window - 1.0) / (2.0 * f.keys));
   return (1.0 - f.windowed) * full + f.windowed * windowed;
 }
 inline double flash_io_elements(const FlashShape& f) {

@@ -1,6 +1,7 @@
 #include "model/op_time.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <utility>
 
@@ -86,6 +87,48 @@ bool gemm_misaligned(const GemmShape& shape, DataType dtype) {
   return false;
 }
 
+namespace {
+
+// The key blocks the causal CTAs of one (sequence, head) visit: query tile i (0-based) holds rows
+// offset + [iT, iT + T) of a bottom-right aligned mask (the queries are the last seq_q of seq_kv
+// positions) and sees keys [row - W + 1, row] (no window: [0, row]), so it visits key blocks
+// max(i + lo, 0) .. min(i + hi, last) with hi = floor((offset + T - 1) / T) and
+// lo = floor((offset - W + 1) / T): floor((i T + a) / T) = i + floor(a / T) for whole i.
+struct CausalVisits {
+  double total = 0.0;    // over the query tiles
+  double longest = 0.0;  // the longest tile's
+};
+
+CausalVisits causal_visits(double q_tiles, double kv_blocks, double offset, double window, double tile) {
+  const double n = q_tiles;
+  const double last = kv_blocks - 1.0;
+  const double hi = std::floor((offset + tile - 1.0) / tile);
+  const bool windowed = window > 0.0;
+  const double lo = windowed ? std::floor((offset - window + 1.0) / tile) : -n;  // -n: never above 0
+  const auto visits = [&](double i) { return std::min(i + hi, last) - std::max(i + lo, 0.0) + 1.0; };
+  // sum of min(i + hi, last): i + hi up to tile m - 1, then last.
+  const double m = std::clamp(last + 1.0 - hi, 0.0, n);
+  const double upper = m * (m - 1.0) / 2.0 + m * hi + (n - m) * last;
+  // sum of max(i + lo, 0): 0 below tile j, then i + lo.
+  const double j = std::clamp(-lo, 0.0, n);
+  const double lower = (n * (n - 1.0) - j * (j - 1.0)) / 2.0 + (n - j) * lo;
+  CausalVisits out;
+  out.total = upper - lower + n;
+  // visits(i) rises, stays flat, then falls: its maximum is at a tile next to a clamp's corner.
+  for (double i : {0.0, n - 1.0, m - 1.0, m, j - 1.0, j}) {
+    out.longest = std::max(out.longest, visits(std::clamp(i, 0.0, n - 1.0)));
+  }
+  return out;
+}
+
+// The reference shapes of flash_reference_schedule_efficiency: the H200 torch SDPA rows the Hopper
+// flash etas come from (model/cost_parameters.h), (b x h, seq) on the H200's 132 SMs.
+constexpr int kFlashReferenceSms = 132;
+constexpr std::array<std::pair<double, double>, 3> kFlashReferenceShapes{
+    {{16.0, 4096.0}, {32.0, 4096.0}, {64.0, 2048.0}}};
+
+}  // namespace
+
 double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, const CostParameters& params) {
   const double tile = params.flash_shape_tile;
   if (tile <= 0.0 || shape.batch_heads <= 0.0 || shape.seq_q <= 0.0 || shape.seq_kv <= 0.0) return 1.0;
@@ -93,36 +136,76 @@ double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, cons
   const double overhead = params.flash_shape_cta_overhead_blocks;
   const double q_tiles = std::ceil(shape.seq_q / tile);
   const double kv_blocks = std::ceil(shape.seq_kv / tile);
-  // Work in (tile x tile) blocks as the flop count states it: causal counts half the scores.
-  const double counted = shape.batch_heads * shape.seq_q * shape.seq_kv / (tile * tile) * (shape.causal ? 0.5 : 1.0);
-  double makespan = 0.0;
   if (!shape.causal) {
-    const double ctas = shape.batch_heads * q_tiles;
-    makespan = std::ceil(ctas / sms) * (kv_blocks + overhead);
-  } else {
-    // Bottom-right aligned mask (queries are the last seq_q positions of the keys): query tile i
-    // (0-based) sees min(kv_blocks, i + 1 + offset) key blocks.
-    const double offset = std::floor(std::max(shape.seq_kv - shape.seq_q, 0.0) / tile);
-    const double rising = std::clamp(kv_blocks - offset, 0.0, q_tiles);  // tiles before saturation
-    const double visits = rising * (rising + 1.0) / 2.0 + rising * offset + (q_tiles - rising) * kv_blocks;
-    const double longest = std::min(kv_blocks, q_tiles + offset) + overhead;
-    const double total = shape.batch_heads * (visits + q_tiles * overhead);
-    makespan = std::max(total / sms + params.flash_shape_tail_fraction * longest, longest);
+    // Work in (tile x tile) blocks as the flop count states it; CTAs of equal length in whole waves.
+    const double counted = shape.batch_heads * shape.seq_q * shape.seq_kv / (tile * tile);
+    const double makespan = std::ceil(shape.batch_heads * q_tiles / sms) * (kv_blocks + overhead);
+    return makespan > 0.0 ? std::min(1.0, counted / (sms * makespan)) : 1.0;
+  }
+  // Causal: counted work is half the score matrix, or with a window W each query's min(i + 1, W)
+  // keys (ops::flash_forward_flops); CTAs finish tail_fraction of the longest after the average.
+  const double offset = std::max(shape.seq_kv - shape.seq_q, 0.0);
+  const auto layer = [&](double window, double& counted, double& makespan) {
+    const CausalVisits v = causal_visits(q_tiles, kv_blocks, offset, window, tile);
+    const double pairs = window > 0.0 ? shape.seq_q * (window - window * (window - 1.0) / (2.0 * shape.seq_kv))
+                                      : shape.seq_q * shape.seq_kv / 2.0;
+    counted = shape.batch_heads * pairs / (tile * tile);
+    const double longest = v.longest + overhead;
+    makespan = std::max(shape.batch_heads * (v.total + q_tiles * overhead) / sms +
+                            params.flash_shape_tail_fraction * longest,
+                        longest);
+  };
+  double counted = 0.0, makespan = 0.0;
+  layer(0.0, counted, makespan);
+  const bool windowed = shape.window > 0.0 && shape.window < shape.seq_kv && shape.windowed > 0.0;
+  if (windowed) {
+    // The op stands for full and windowed layers, run one after the other: their work and makespans add.
+    const double share = std::min(shape.windowed, 1.0);
+    double w_counted = 0.0, w_makespan = 0.0;
+    layer(shape.window, w_counted, w_makespan);
+    counted = (1.0 - share) * counted + share * w_counted;
+    makespan = (1.0 - share) * makespan + share * w_makespan;
   }
   return makespan > 0.0 ? std::min(1.0, counted / (sms * makespan)) : 1.0;
 }
 
+double flash_reference_schedule_efficiency(const CostParameters& params) {
+  double sum = 0.0;
+  for (const auto& [batch_heads, seq] : kFlashReferenceShapes) {
+    sum += flash_schedule_efficiency({batch_heads, seq, seq, 128.0, true}, kFlashReferenceSms, params);
+  }
+  return sum / static_cast<double>(kFlashReferenceShapes.size());
+}
+
+double flash_score_clocks(double head_dim, GpuArchitecture arch, bool backward, const CostParameters& params) {
+  constexpr double kSfuExpPerSmClock = 16.0;       // CUDA C++ Programming Guide, arithmetic throughput (MUFU.EX2)
+  constexpr double kSharedBytesPerSmClock = 128.0;  // 32 banks x 4 bytes; FlashAttention-4: B200 as H100
+  constexpr double kTile = 128.0;                   // M = N: the Q tile and K/V block of the count below
+  constexpr double kForwardFlopsPerColumn = 4.0;    // per head-dim column of a score: Q K^T and P V
+  constexpr double kBackwardFlopsPerColumn = 10.0;  // Q K^T again, dP, dV, dK, dQ
+  const double d = head_dim;
+  const double tensor = (backward ? kBackwardFlopsPerColumn : kForwardFlopsPerColumn) * d /
+                        dense_16bit_flops_per_sm_clock(arch);
+  // Shared-memory bytes per score of one (T x T) tile step, 16-bit operands: the tensor cores read
+  // both operands from shared memory, except a P or dS already in tensor memory or registers.
+  // Forward: Q and K for S, V for P V: (T d + 2 T d) x 2 / T^2 = 6 d / T. Backward: K, Q (S); V, dO
+  // (dP); dO (dV); Q (dK); K (dQ): 7 T d x 2; dS written and read back for dQ: 2 T^2 x 2; dQ's
+  // FP32 partial staged for its reduce-add: 2 T d x 4: 22 d / T + 4. At d = 128 that is 1.3x the
+  // backward's MMA time on B200, within FlashAttention-4's finding that its backward is bound by
+  // shared memory, 25-60% above the MMAs.
+  const double shared_bytes = backward ? 22.0 * d / kTile + 4.0 : 6.0 * d / kTile;
+  const double data = std::max(tensor, shared_bytes / kSharedBytesPerSmClock);
+  const double exp = 1.0 / kSfuExpPerSmClock;
+  const double hidden = backward ? 0.0 : std::clamp(params.flash_softmax_hidden(arch), 0.0, 1.0);
+  return std::max(data, exp) + (1.0 - hidden) * std::min(data, exp);
+}
+
 double flash_head_dim_efficiency(double head_dim, GpuArchitecture arch, bool backward, const CostParameters& params) {
   if (head_dim <= 0.0 || arch == GpuArchitecture::cdna3) return 1.0;  // no SFU rate sourced for CDNA3
-  constexpr double kSfuExpPerSmClock = 16.0;   // CUDA C++ Programming Guide, arithmetic throughput
-  constexpr double kForwardFlopsPerScore = 4.0;   // per head-dim column: Q K^T and P V
-  constexpr double kBackwardFlopsPerScore = 10.0; // Q K^T again, dP, dV, dQ, dK
-  constexpr double kReferenceHeadDim = 128.0;     // the head dim the flash etas were measured at
-  // Exponential time in head-dim columns of tensor-core work: (flops/SM/clock / SFU rate) / flops per column.
-  const double per_column = backward ? kBackwardFlopsPerScore : kForwardFlopsPerScore;
-  const double exp_columns = dense_16bit_flops_per_sm_clock(arch) / kSfuExpPerSmClock / per_column *
-                             (1.0 - std::clamp(params.flash_softmax_hidden_fraction, 0.0, 1.0));
-  return (head_dim / (head_dim + exp_columns)) / (kReferenceHeadDim / (kReferenceHeadDim + exp_columns));
+  constexpr double kReferenceHeadDim = 128.0;  // the head dim the flash etas were measured at
+  // FLOPs per clock at head_dim over FLOPs per clock at the reference (FLOPs per score scale with d).
+  return (head_dim / flash_score_clocks(head_dim, arch, backward, params)) /
+         (kReferenceHeadDim / flash_score_clocks(kReferenceHeadDim, arch, backward, params));
 }
 
 OpBound op_bound(const OpTiming& t) {
@@ -189,7 +272,12 @@ OpTiming op_timing(const Op& op, const GpuSpec& gpu, const CostParameters& param
     case OpKind::flash_backward: {
       const bool backward = op.kind == OpKind::flash_backward;
       const double eta = backward ? params.flash_backward_eta(gpu.architecture) : params.flash_forward_eta(gpu.architecture);
-      compute = op.flops / (sustained * eta * flash_schedule_efficiency(op.attention, gpu.sm_count, params) *
+      // The etas hold at their measured shapes: a known shape scales by its schedule over theirs.
+      const double schedule = op.attention.batch_heads > 0.0
+                                  ? flash_schedule_efficiency(op.attention, gpu.sm_count, params) /
+                                        flash_reference_schedule_efficiency(params)
+                                  : 1.0;
+      compute = op.flops / (sustained * eta * schedule *
                             flash_head_dim_efficiency(op.attention.head_dim, gpu.architecture, backward, params));
       break;
     }

@@ -18,7 +18,9 @@
 // for elementwise kernels and reductions) x SMs x clock. A GEMM streams its operands through the
 // SMs its CTAs occupy: its memory rate is the slower of HBM x eta_mem and min(CTAs, SMs) x
 // gemm_stream_bytes_per_sm_clock x clock, which binds for skinny GEMMs with few output tiles
-// (a decode step's projections). Attention kernels stream at HBM x eta_mem.
+// (a decode step's projections). Attention kernels stream at HBM x eta_mem; their compute term is
+// flops / (peak x derate x flash eta x schedule / reference schedule x head-dim efficiency)
+// (flash_schedule_efficiency, flash_head_dim_efficiency below).
 //
 // wave_tile is the best, over the CTA tiles cuBLAS chooses among, of
 //   tile quantization  (m n) / (ceil(m/Tm) Tm ceil(n/Tn) Tn)
@@ -63,19 +65,32 @@ double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const Cos
 // long as its feature dimensions are.
 bool gemm_misaligned(const GemmShape& shape, DataType dtype);
 
-// Efficiency (0, 1] of a fused attention kernel's split into CTAs on `sm_count` SMs, relative to
-// the kernel kind's eta (CostParameters::flash_shape_*): the counted work (causal: half the
-// score matrix) over SMs x the makespan, in key-block units, of ceil(seq_q / tile) CTAs per
-// (sequence, head), each visiting the key blocks it needs plus its overhead; non-causal CTAs are
-// equal and run in whole waves, causal ones finish tail_fraction of the longest CTA after the
-// average. 1 when the shape is unknown or flash_shape_tile is 0.
+// Efficiency (0, 1] of a fused attention kernel's split into CTAs on `sm_count` SMs (the
+// CostParameters::flash_shape_* terms): the counted work (causal: half the score matrix; a sliding
+// window W: each query's min(i + 1, W) keys) over SMs x the makespan, in key-block units, of
+// ceil(seq_q / tile) CTAs per (sequence, head), each visiting the key blocks it needs (a windowed
+// tile: those its window overlaps, about W / tile + 1, partial ones computed and masked) plus its
+// overhead; non-causal CTAs are equal and run in whole waves, causal ones finish tail_fraction of
+// the longest CTA after the average. A shape with a windowed share of layers adds the full and the
+// windowed layers' work and makespans. 1 when the shape is unknown or flash_shape_tile is 0.
 double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, const CostParameters& params);
 
+// flash_schedule_efficiency at the shapes the flash etas were measured at (the H200 torch SDPA
+// rows: (b x h, seq) = (16, 4096), (32, 4096), (64, 2048), causal, 132 SMs), their mean. op_time
+// prices a known attention shape at eta x its schedule efficiency / this one.
+double flash_reference_schedule_efficiency(const CostParameters& params);
+
+// SM clocks one score of fused attention at `head_dim` takes on `arch`: the tensor-core work
+// (4 x d FLOPs forward, 10 x d backward, at dense_16bit_flops_per_sm_clock) or the shared-memory
+// traffic of 128 x 128 tiles (128 bytes per SM per clock), whichever is longer, against one
+// exponential on the SFU (16 per SM per clock): max(data, exp) + (1 - hidden) min(data, exp), hidden
+// = CostParameters::flash_softmax_hidden(arch) forward, 0 backward.
+double flash_score_clocks(double head_dim, GpuArchitecture arch, bool backward, const CostParameters& params);
+
 // Efficiency of fused attention at `head_dim` relative to head dim 128, where the flash etas hold:
-// the softmax's exponentials (one per score on the SFU) cost x = dense_16bit_flops_per_sm_clock /
-// (16 x flops per score column) head-dim columns of tensor work, less the hidden share
-// (CostParameters::flash_softmax_hidden_fraction); the factor is (d / (d + x)) / (128 / (128 + x)).
-// Forward: 4 flops per column (Hopper x = 64, Ampere 32); backward: 10. 1 for an unknown head dim.
+// FLOPs per clock, (d / flash_score_clocks(d)) / (128 / flash_score_clocks(128)). Where the
+// exponential is the longer (Blackwell forward at d < 128, with all of it hidden) attention runs at
+// d / 128 of its head-dim-128 FLOP rate. 1 for an unknown head dim or CDNA3 (no SFU rate sourced).
 double flash_head_dim_efficiency(double head_dim, GpuArchitecture arch, bool backward, const CostParameters& params);
 
 // The terms of one op's GPU time: total = max(compute, memory) + gap for a single launch. An op

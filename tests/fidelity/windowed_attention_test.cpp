@@ -7,14 +7,23 @@
 //     Llama 3.1 shape (head dim 128, full causal) at the same sequence length on the same GPU and
 //     cuDNN, forward and backward, seq 2048-32768. A ratio cancels the absolute flash etas, which
 //     are set from training runs rather than from this isolated harness. Tolerance: 25% on every
-//     shape.
+//     shape but one (below).
 //
-// Known gap (issue 8, GPT-OSS fidelity): when written the model misses these ratios by about -40%
-// (window 1024) and -70..-85% (window 128): it prices a windowed layer at the full-causal flash
-// eta with only the head-dim SFU term, while cuDNN runs head dim 64 with a window at 6-45% of its
-// full-causal head-dim-128 TFLOP/s. Both ratio cases are therefore marked should_fail: they pass
-// while the gap is there and FAIL once the model reaches the 25% tolerance, at which point the
-// decorator must go and the test guards the fix.
+// What the ratio tests (issue 8, GPT-OSS fidelity): the exponential-bound forward at head dim 64
+// on Blackwell (model/op_time.h flash_score_clocks: the SFU's 1/16 clock per score is twice the
+// tensor time, so the forward runs at half its head-dim-128 FLOP rate), the backward's shared-memory
+// and unhidden exponential time, the key blocks a windowed query tile visits (W / 128 + 1 for W
+// keys counted: 9 for 8 at W = 1024, 2 for 1 at W = 128) with each CTA's overhead, and the full
+// causal layer's rise in efficiency with seq (flash_schedule_efficiency, fitted on other rows).
+// Before them (the additive SFU term, windowed CTAs unpriced, W keys counted per query) the model
+// missed by -7..-44% (window 1024) and -65..-85% (window 128); with them, when written, -16..+2%
+// and -10..-23%.
+// The one exception: the window-128 forward at seq 32768 (row cudnn922_gb200_gptoss_bf16_swa128_s32768)
+// runs at 104 TFLOP/s where the same run's seq 2048-16384 forwards run at 153-167 and its own
+// backward holds 186 (188 at seq 16384), as does the Llama row it is divided by (1622 against
+// 1708). A windowed CTA's work does not depend on the sequence length, and nothing the model knows
+// of makes it: the model predicts -44% there. That row is held to kOutlierTolerance (50%) instead,
+// and a check below keeps it flagged only while the fixture still shows the drop.
 
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
@@ -84,7 +93,7 @@ double harness_forward_flops(const Shape& s) {
 
 // The flash op stepcast builds for one layer of this shape (model/layer_ops.cpp flash_shape,
 // attention_shape, flash_op): work from ops::flash_forward_flops (2.5x backward), bytes from
-// ops::flash_io_elements in BF16, and a windowed layer's CTA split left unknown (batch_heads 0).
+// ops::flash_io_elements in BF16, and the CTA shape with its window.
 Op stepcast_flash_op(const Shape& s, bool backward) {
   ops::FlashShape f;
   f.sequences = s.batch;
@@ -97,21 +106,25 @@ Op stepcast_flash_op(const Shape& s, bool backward) {
   f.causal = true;
   f.window = s.window;
   f.windowed = s.window > 0.0 ? 1.0 : 0.0;
-  const bool windowed = s.window > 0.0 && s.window < s.seq;
   Op op;
   op.kind = backward ? OpKind::flash_backward : OpKind::flash_forward;
   op.dtype = DataType::bf16;
   const double forward = ops::flash_forward_flops(f);
   op.flops = Flops(backward ? kFlashBackwardWorkRatio * forward : forward);
   op.bytes = Bytes(ops::flash_io_elements(f) * 2.0 * (backward ? 2.0 : 1.0));
-  op.attention = windowed ? AttentionShape{0.0, 0.0, 0.0, s.head_dim, true}
-                          : AttentionShape{s.batch * s.heads, s.seq, s.seq, s.head_dim, true};
+  op.attention = {s.batch * s.heads, s.seq, s.seq, s.head_dim, true, s.window, f.windowed};
   return op;
 }
 
-// Predicted over measured (windowed / full-causal) time ratio minus one, per seq and pass; prints
-// each shape's figures.
-std::vector<double> ratio_errors(std::vector<Row> windowed, std::vector<Row> full, const char* label) {
+// Predicted over measured (windowed / full-causal) time ratio minus one for one seq and pass.
+struct RatioError {
+  double seq = 0.0;
+  bool backward = false;
+  double error = 0.0;
+};
+
+// The ratio errors of each seq and pass; prints each shape's figures.
+std::vector<RatioError> ratio_errors(std::vector<Row> windowed, std::vector<Row> full, const char* label) {
   const auto by_seq = [](const Row& a, const Row& b) { return a.shape.seq < b.shape.seq; };
   std::sort(windowed.begin(), windowed.end(), by_seq);
   std::sort(full.begin(), full.end(), by_seq);
@@ -119,7 +132,7 @@ std::vector<double> ratio_errors(std::vector<Row> windowed, std::vector<Row> ful
   const GpuSpec* gb200 = Catalog::builtin().find_gpu("gb200");
   REQUIRE(gb200 != nullptr);
   REQUIRE(windowed.size() == full.size());
-  std::vector<double> errors;
+  std::vector<RatioError> errors;
   for (std::size_t i = 0; i < windowed.size(); ++i) {
     REQUIRE(windowed[i].shape.seq == full[i].shape.seq);
     for (bool backward : {false, true}) {
@@ -129,13 +142,14 @@ std::vector<double> ratio_errors(std::vector<Row> windowed, std::vector<Row> ful
       const double error = predicted / measured - 1.0;
       std::printf("%s seq %6.0f %s: windowed/full time measured %.4f predicted %.4f error %+6.1f%%\n", label,
                   windowed[i].shape.seq, backward ? "bwd" : "fwd", measured, predicted, 100.0 * error);
-      errors.push_back(error);
+      errors.push_back({windowed[i].shape.seq, backward, error});
     }
   }
   return errors;
 }
 
 constexpr double kRatioTolerance = 0.25;
+constexpr double kOutlierTolerance = 0.50;  // the window-128 seq-32768 forward row (header)
 
 }  // namespace
 
@@ -169,8 +183,8 @@ TEST_CASE("the Llama 3.1 rows of the same cuDNN runs count the causal half and p
     const double forward = 4.0 * r.shape.batch * r.shape.heads * r.shape.head_dim * r.shape.seq * r.shape.seq / 2.0;
     CHECK(forward / (r.fwd_ms * 1e9) == doctest::Approx(r.fwd_tflops).epsilon(0.01));
   }
-  // Each windowed row has its full-causal partner at the same seq (the ratio cases below are
-  // should_fail, so their own REQUIREs would not surface a broken fixture).
+  // Each windowed row has its full-causal partner at the same seq (the pairing the ratio cases
+  // below rely on).
   for (const auto& [windowed, full] :
        {std::pair{rows("attention_windowed", "data_type", "bfloat16"), rows("attention", "gpu", "NVIDIA GB200")},
         std::pair{rows("attention_window128", "model", "gpt_oss"), rows("attention_window128", "model", "llama3.1", 2.0)}}) {
@@ -182,24 +196,38 @@ TEST_CASE("the Llama 3.1 rows of the same cuDNN runs count the causal half and p
   }
 }
 
-TEST_CASE("the model's window-1024 head-dim-64 over full-causal head-dim-128 attention time ratio is within 25% of cuDNN's" *
-          doctest::should_fail()) {
+TEST_CASE("the model's window-1024 head-dim-64 over full-causal head-dim-128 attention time ratio is within 25% of cuDNN's") {
   // cuDNN backend 91901 on a GB200: gpt_oss (batch 2, 64 heads, head dim 64, window 1024) against
   // llama3.1 (batch 1, 64 heads, head dim 128, full causal), bf16.
   const std::vector<Row> windowed = rows("attention_windowed", "data_type", "bfloat16");
   const std::vector<Row> full = rows("attention", "gpu", "NVIDIA GB200");
   REQUIRE(windowed.size() == 5);
-  const std::vector<double> errors = ratio_errors(windowed, full, "cudnn 9.19 swa1024");
-  for (double e : errors) CHECK(std::fabs(e) <= kRatioTolerance);
+  const std::vector<RatioError> errors = ratio_errors(windowed, full, "cudnn 9.19 swa1024");
+  for (const RatioError& e : errors) {
+    CAPTURE(e.seq);
+    CAPTURE(e.backward);
+    CHECK(std::fabs(e.error) <= kRatioTolerance);
+  }
 }
 
-TEST_CASE("the model's window-128 head-dim-64 over full-causal head-dim-128 attention time ratio is within 25% of cuDNN's" *
-          doctest::should_fail()) {
+TEST_CASE("the model's window-128 head-dim-64 over full-causal head-dim-128 attention time ratio is within 25% of cuDNN's") {
   // cuDNN backend 92200 on a GB200, one run: gpt_oss (batch 2, 128 heads, head dim 64, window 128,
   // GPT-OSS's own window) against llama3.1 (batch 2, 64 heads, head dim 128, full causal), bf16.
   const std::vector<Row> windowed = rows("attention_window128", "model", "gpt_oss");
   const std::vector<Row> full = rows("attention_window128", "model", "llama3.1", 2.0);
   REQUIRE(windowed.size() == 5);
-  const std::vector<double> errors = ratio_errors(windowed, full, "cudnn 9.22 swa128 ");
-  for (double e : errors) CHECK(std::fabs(e) <= kRatioTolerance);
+  const std::vector<RatioError> errors = ratio_errors(windowed, full, "cudnn 9.22 swa128 ");
+  for (const RatioError& e : errors) {
+    CAPTURE(e.seq);
+    CAPTURE(e.backward);
+    const bool outlier = e.seq == 32768.0 && !e.backward;
+    CHECK(std::fabs(e.error) <= (outlier ? kOutlierTolerance : kRatioTolerance));
+  }
+  // The outlier stays one only while the fixture shows it: its forward TFLOP/s below 0.7x the seq
+  // 16384 row's while its backward stays within 5% of that row's.
+  const auto at = [&](double seq) {
+    return *std::find_if(windowed.begin(), windowed.end(), [&](const Row& r) { return r.shape.seq == seq; });
+  };
+  CHECK(at(32768.0).fwd_tflops < 0.7 * at(16384.0).fwd_tflops);
+  CHECK(at(32768.0).bwd_tflops == doctest::Approx(at(16384.0).bwd_tflops).epsilon(0.05));
 }

@@ -235,10 +235,95 @@ TEST_CASE("flash attention head dimension: the SFU's exponentials cost more, rel
   CHECK(flash_head_dim_efficiency(0.0, GpuArchitecture::hopper, false, params) == 1.0);
 }
 
+TEST_CASE("flash attention head dimension on Blackwell: the forward costs the longer of its tensor and exponential time") {
+  const CostParameters params;  // Blackwell hides the exponentials under the MMAs (all of them)
+  // Forward: 4 x 128 / 8192 = 1/16 clock of tensor work per score at d = 128, equal to one
+  // exponential (1/16); at d = 64 the tensor half of that, so the exponential bounds the tile:
+  // 64 / (1/16) over 128 / (1/16) = 0.5.
+  CHECK(flash_score_clocks(128.0, GpuArchitecture::blackwell, false, params) == doctest::Approx(1.0 / 16.0));
+  CHECK(flash_head_dim_efficiency(64.0, GpuArchitecture::blackwell, false, params) == doctest::Approx(0.5));
+  // Above 128 the tensor work is the longer: the rate is the tensor rate, as at 128.
+  CHECK(flash_head_dim_efficiency(256.0, GpuArchitecture::blackwell, false, params) == doctest::Approx(1.0));
+  // Backward: shared memory (22 d / 128 + 4 bytes per score at 128 bytes per clock) is longer than
+  // the tensor work (10 d / 8192), and the exponential (1/16) adds on top, nothing hidden:
+  // d = 128: 26 / 128 + 1/16; d = 64: 15 / 128 + 1/16.
+  const double b128 = 26.0 / 128.0 + 1.0 / 16.0;
+  const double b64 = 15.0 / 128.0 + 1.0 / 16.0;
+  CHECK(flash_score_clocks(128.0, GpuArchitecture::blackwell, true, params) == doctest::Approx(b128));
+  CHECK(flash_head_dim_efficiency(64.0, GpuArchitecture::blackwell, true, params) ==
+        doctest::Approx((64.0 / b64) / (128.0 / b128)));
+  // None hidden (the other GPUs' default) gives the sum forward: (64 / (1/32 + 1/16)) / (128 / (1/8)).
+  CostParameters none = params;
+  none.flash_softmax_hidden_fraction_blackwell = 0.0;
+  CHECK(flash_head_dim_efficiency(64.0, GpuArchitecture::blackwell, false, none) ==
+        doctest::Approx((64.0 / (3.0 / 32.0)) / (128.0 / (1.0 / 8.0))));
+}
+
 TEST_CASE("flash attention split into CTAs: off without a tile or a known shape") {
   CostParameters off;
+  off.flash_shape_tile = 0.0;
   CHECK(flash_schedule_efficiency({1.0, 4096.0, 4096.0, 128.0, true}, 132, off) == 1.0);
+  CHECK(flash_reference_schedule_efficiency(off) == 1.0);
   CHECK(flash_schedule_efficiency({}, 132, flash_shape(1.0, 0.5)) == 1.0);
+}
+
+TEST_CASE("flash attention split into CTAs: a windowed query tile visits the key blocks its window overlaps") {
+  // One head of 4096 tokens, window 1024 keys, 128-token tiles: query tile i (rows 128 i ..
+  // 128 i + 127) sees keys 128 i - 1023 .. 128 i + 127, key blocks i - 8 .. i: 9 blocks from
+  // tile 8 on, i + 1 before (tiles 0-7: 36 in all); 36 + 24 x 9 = 252 visits, the longest 9.
+  // Counted: each query's min(i + 1, 1024) keys, 1024 x 4096 - 1024 x 1023 / 2 pairs = 232.03 blocks.
+  const AttentionShape shape{1.0, 4096.0, 4096.0, 64.0, true, 1024.0, 1.0};
+  const double counted = (1024.0 * 4096.0 - 1024.0 * 1023.0 / 2.0) / (128.0 * 128.0);
+  // One SM: the makespan is every visit plus the overheads; with a tail, half the longest more.
+  CHECK(flash_schedule_efficiency(shape, 1, flash_shape(0.0, 0.0)) == doctest::Approx(counted / 252.0));
+  CHECK(flash_schedule_efficiency(shape, 1, flash_shape(2.0, 0.5)) ==
+        doctest::Approx(counted / (252.0 + 32.0 * 2.0 + 0.5 * (9.0 + 2.0))));
+  // Window 128: each tile visits its own block and the one before (1 for tile 0): 63 visits for
+  // 4096 x 128 - 128 x 127 / 2 pairs = 31.5 blocks counted, half the work wasted on masked blocks.
+  const AttentionShape narrow{1.0, 4096.0, 4096.0, 64.0, true, 128.0, 1.0};
+  CHECK(flash_schedule_efficiency(narrow, 1, flash_shape(0.0, 0.0)) ==
+        doctest::Approx((4096.0 * 128.0 - 128.0 * 127.0 / 2.0) / (128.0 * 128.0) / 63.0));
+  // A window as long as the keys is no window: the causal split.
+  const AttentionShape full{1.0, 4096.0, 4096.0, 64.0, true, 0.0, 0.0};
+  const AttentionShape wide{1.0, 4096.0, 4096.0, 64.0, true, 4096.0, 1.0};
+  CHECK(flash_schedule_efficiency(wide, 1, flash_shape(1.0, 0.5)) ==
+        doctest::Approx(flash_schedule_efficiency(full, 1, flash_shape(1.0, 0.5))));
+}
+
+TEST_CASE("flash attention split into CTAs: a shape standing for full and windowed layers adds their work and makespans") {
+  // Half the layers windowed (GPT-OSS alternates): counted and makespans are the mean of the two
+  // layers', so the efficiency is their work-weighted harmonic mean.
+  const CostParameters p = flash_shape(2.0, 0.5);
+  const AttentionShape full{1.0, 4096.0, 4096.0, 64.0, true};
+  const AttentionShape window{1.0, 4096.0, 4096.0, 64.0, true, 128.0, 1.0};
+  const AttentionShape half{1.0, 4096.0, 4096.0, 64.0, true, 128.0, 0.5};
+  const double c_full = 4096.0 * 4096.0 / 2.0 / (128.0 * 128.0);
+  const double c_window = (4096.0 * 128.0 - 128.0 * 127.0 / 2.0) / (128.0 * 128.0);
+  const double m_full = c_full / flash_schedule_efficiency(full, 1, p);
+  const double m_window = c_window / flash_schedule_efficiency(window, 1, p);
+  CHECK(flash_schedule_efficiency(half, 1, p) == doctest::Approx((c_full + c_window) / (m_full + m_window)));
+}
+
+TEST_CASE("flash attention's etas hold at their measured shapes: op_time scales a known shape by its schedule over theirs") {
+  const CostParameters p;
+  const double reference = flash_reference_schedule_efficiency(p);
+  // The mean over the H200 torch SDPA shapes (b x h, seq) = (16, 4096), (32, 4096), (64, 2048) on 132 SMs.
+  const double mean = (flash_schedule_efficiency({16.0, 4096.0, 4096.0, 128.0, true}, 132, p) +
+                       flash_schedule_efficiency({32.0, 4096.0, 4096.0, 128.0, true}, 132, p) +
+                       flash_schedule_efficiency({64.0, 2048.0, 2048.0, 128.0, true}, 132, p)) / 3.0;
+  CHECK(reference == doctest::Approx(mean));
+  Op op;
+  op.kind = OpKind::flash_forward;
+  op.dtype = DataType::bf16;
+  op.attention = {64.0, 16384.0, 16384.0, 128.0, true};
+  op.flops = Flops(4.0 * 64.0 * 16384.0 * 16384.0 * 128.0 / 2.0);
+  const double schedule = flash_schedule_efficiency(op.attention, 132, p) / reference;
+  const double compute = op.flops.value() / (989.4e12 * p.sustained_derate * p.flash_fwd_eta_hopper * schedule);
+  CHECK(op_time(op, h100(), p).value() == doctest::Approx(compute + p.kernel_gap_s));
+  // An unknown shape runs at the eta itself.
+  op.attention = {0.0, 0.0, 0.0, 128.0, true};
+  CHECK(op_time(op, h100(), p).value() ==
+        doctest::Approx(op.flops.value() / (989.4e12 * p.sustained_derate * p.flash_fwd_eta_hopper) + p.kernel_gap_s));
 }
 
 TEST_CASE("a GEMM whose strides are not multiples of 16 bytes runs at gemm_misaligned_eta; a token count is not a stride") {
