@@ -1,5 +1,7 @@
 #include "model/cost_parameters.h"
 
+#include <cassert>
+
 namespace stepcast {
 
 double CostParameters::gemm_eta(GpuArchitecture arch, DataType compute) const {
@@ -55,14 +57,34 @@ double flash_eta_of(GpuArchitecture arch, double ampere, double hopper, double b
   return hopper;
 }
 
-}  // namespace
-
-double CostParameters::flash_forward_eta(GpuArchitecture arch) const {
-  return flash_eta_of(arch, flash_fwd_eta_ampere, flash_fwd_eta_hopper, flash_fwd_eta_blackwell);
+// FlashAttention-2's speed over the generation's best kernel: 1 where the best is FlashAttention-2
+// (Ampere, Ada), the measured ratio on Hopper.
+double flash2_ratio(GpuArchitecture arch, double hopper_ratio) {
+  assert(flash2_priced(arch));
+  return arch == GpuArchitecture::hopper ? hopper_ratio : 1.0;
 }
 
-double CostParameters::flash_backward_eta(GpuArchitecture arch) const {
-  return flash_eta_of(arch, flash_bwd_eta_ampere, flash_bwd_eta_hopper, flash_bwd_eta_blackwell);
+}  // namespace
+
+bool flash2_priced(GpuArchitecture arch) {
+  switch (arch) {
+    case GpuArchitecture::ampere:
+    case GpuArchitecture::ada:
+    case GpuArchitecture::hopper: return true;
+    case GpuArchitecture::blackwell:
+    case GpuArchitecture::cdna3: break;
+  }
+  return false;
+}
+
+double CostParameters::flash_forward_eta(GpuArchitecture arch, AttentionKernel kernel) const {
+  const double best = flash_eta_of(arch, flash_fwd_eta_ampere, flash_fwd_eta_hopper, flash_fwd_eta_blackwell);
+  return kernel == AttentionKernel::flash2 ? best * flash2_ratio(arch, flash2_fwd_ratio_hopper) : best;
+}
+
+double CostParameters::flash_backward_eta(GpuArchitecture arch, AttentionKernel kernel) const {
+  const double best = flash_eta_of(arch, flash_bwd_eta_ampere, flash_bwd_eta_hopper, flash_bwd_eta_blackwell);
+  return kernel == AttentionKernel::flash2 ? best * flash2_ratio(arch, flash2_bwd_ratio_hopper) : best;
 }
 
 double CostParameters::flash_softmax_hidden(GpuArchitecture arch) const {

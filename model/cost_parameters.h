@@ -17,6 +17,7 @@
 
 #include <string_view>
 
+#include "model/attention_kernel.h"
 #include "model/datatype.h"
 #include "model/hardware.h"
 #include "model/named_constants.h"
@@ -174,6 +175,22 @@ struct CostParameters : NamedConstants<CostParameters> {
   // 0.60-0.68 forward, above what we measured through torch SDPA at training's smaller head counts.
   double flash_fwd_eta_blackwell = 0.40;
   double flash_bwd_eta_blackwell = 0.315;
+  // FlashAttention-2 (training.attention_kernel: flash2; model/attention_kernel.h) on Hopper, as a
+  // fraction of the speed of the kernel the Hopper etas above describe. FlashAttention-2 issues
+  // Ampere's mma.sync and none of Hopper's wgmma / TMA (FlashAttention-3, Shah et al. 2024, Sec. 1:
+  // "FlashAttention-2 achieving only 35% utilization on the H100"). Taken from the same H200
+  // harness and shapes as flash_*_eta_hopper: torch SDPA's flash backend (FlashAttention-2, the
+  // path torchtitan runs) over its cuDNN backend, bf16, d=128, causal, (b, heads, s) = (1, 16, 4096),
+  // (1, 32, 4096), (4, 16, 2048): forward 0.549, 0.483, 0.502 (mean 0.511), backward 0.549, 0.551,
+  // 0.569 (mean 0.556) (measured/h200_torch_kernels_2026-11-29.json, cuDNN 9.19). Published
+  // cross-checks (tests/fixtures/reference/flash2_hopper.yaml): FlashAttention-3's Fig. 5-6 put
+  // FA2 over cuDNN at 0.62 forward (causal, d=128) and 0.64 backward (non-causal, d=128) on an H100
+  // SXM5 with the mid-2024 cuDNN; TritonBench put SDPA's flash path at 0.52 of cuDNN 9.1's forward
+  // (pytorch/pytorch issue #142132). On Ampere and Ada the etas above already describe
+  // FlashAttention-2 (ratio 1); Blackwell and CDNA3 have no FlashAttention-2 figure
+  // (flash2_priced()), so scenarios asking for it there are rejected.
+  double flash2_fwd_ratio_hopper = 0.511;
+  double flash2_bwd_ratio_hopper = 0.556;
   // How an attention kernel's work splits over the SMs (model/op_time.h, flash_schedule_efficiency;
   // applies to ops whose Op::attention shape is known). Each CTA owns one tile of
   // flash_shape_tile queries of one (sequence, head) and walks the key blocks of the same size it
@@ -341,10 +358,12 @@ struct CostParameters : NamedConstants<CostParameters> {
   // A copy that prices kernels at their burst speed (every sustained derate 1): for comparing with
   // short, back-to-back benchmark measurements.
   [[nodiscard]] CostParameters burst() const;
-  [[nodiscard]] double flash_forward_eta(GpuArchitecture arch) const;
+  // Fraction of the dense 16-bit peak a fused attention kernel of generation `kernel` sustains on
+  // `arch` (flash2 requires flash2_priced(arch)).
+  [[nodiscard]] double flash_forward_eta(GpuArchitecture arch, AttentionKernel kernel = AttentionKernel::best) const;
+  [[nodiscard]] double flash_backward_eta(GpuArchitecture arch, AttentionKernel kernel = AttentionKernel::best) const;
   // DeepEP/HybridEP's share of the NVLink rate on `arch` (Blackwell's figure, or Hopper's for the others).
   [[nodiscard]] double deepep_nvlink_eta(GpuArchitecture arch) const;
-  [[nodiscard]] double flash_backward_eta(GpuArchitecture arch) const;
   // The share of the exponentials a forward flash kernel on `arch` hides (Blackwell's figure, or the others').
   [[nodiscard]] double flash_softmax_hidden(GpuArchitecture arch) const;
 
@@ -393,6 +412,10 @@ struct CostParameters : NamedConstants<CostParameters> {
       "hopper eta x cudnn-frontend GB200/H200 ratio (blackwell_compute.yaml)");
     f("flash.bwd_eta.blackwell", self.flash_bwd_eta_blackwell,
       "hopper eta x cudnn-frontend GB200/H200 ratio (blackwell_compute.yaml)");
+    f("flash.flash2_fwd_ratio.hopper", self.flash2_fwd_ratio_hopper,
+      "measured/h200_torch_kernels_2026-11-29.json SDPA flash over cuDNN");
+    f("flash.flash2_bwd_ratio.hopper", self.flash2_bwd_ratio_hopper,
+      "measured/h200_torch_kernels_2026-11-29.json SDPA flash over cuDNN");
     f("flash_shape.tile", self.flash_shape_tile, "cuDNN / FlashAttention-2/3 128 x 128 tiles at d = 128");
     f("flash_shape.cta_overhead_blocks", self.flash_shape_cta_overhead_blocks,
       "scripts/fit_flash_shape.py: cuDNN seq 2K-32K rows (blackwell_compute.yaml) + H200 torch SDPA rows");
@@ -429,5 +452,10 @@ struct CostParameters : NamedConstants<CostParameters> {
     f("memory.allocator_fragmentation", self.allocator_fragmentation, "assumption");
   }
 };
+
+// Whether CostParameters has a FlashAttention-2 figure for `arch`: Ampere and Ada (the flash etas
+// are FlashAttention-2's) and Hopper (flash2_*_ratio_hopper). Not Blackwell or CDNA3: no published
+// or measured FlashAttention-2 training-shape figure (scenario checks reject flash2 there).
+[[nodiscard]] bool flash2_priced(GpuArchitecture arch);
 
 }  // namespace stepcast

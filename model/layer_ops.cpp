@@ -82,6 +82,7 @@ Op flash_op(OpKind kind, std::string_view name, const LayerShape& s, const ops::
   op.flops = Flops(flops);
   op.bytes = Bytes(bytes);
   op.attention = attention_shape(s, f);
+  op.attention.kernel = s.attention_kernel;
   return op;
 }
 
@@ -528,6 +529,7 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.dropout = model.dropout;
   s.qk_norm = model.qk_norm && !model.mla;
   s.flash_attention = training.flash_attention;
+  s.attention_kernel = training.attention_kernel;
   s.causal = true;
   s.compute = precision.compute;
   s.fp8_scaling = precision.fp8_scaling;

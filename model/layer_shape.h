@@ -37,6 +37,7 @@ struct LayerShape {
   bool dropout = true;           // attention and hidden dropout (GPT-style; stores masks)
   bool qk_norm = false;          // per-head RMSNorm of queries and keys (TransformerSpec::qk_norm)
   bool flash_attention = true;   // fused attention kernel; false: Megatron's unfused softmax path
+  AttentionKernel attention_kernel = AttentionKernel::best;  // which fused kernel (flash_attention only)
   bool causal = true;            // decoder: a causal mask (flash kernels skip masked blocks)
   DataType compute = DataType::bf16;  // GEMM input format
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8's scaling recipe (casts' cost)

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "model/attention_kernel.h"
 #include "model/datatype.h"
 #include "model/units.h"
 
@@ -51,6 +52,7 @@ struct GemmShape {
 // means the shape is unknown (a batch of mixed prefill requests): no shape effect is priced.
 // A causal op may stand for layers of which a share `windowed` attend over a sliding window of
 // `window` keys per query (window 0 or >= seq_kv: none); the others see every earlier key.
+// `kernel` is which kernel generation runs it (its eta; known even when the shape is not).
 struct AttentionShape {
   double batch_heads = 0.0;
   double seq_q = 0.0;
@@ -59,6 +61,7 @@ struct AttentionShape {
   bool causal = false;
   double window = 0.0;
   double windowed = 0.0;
+  AttentionKernel kernel = AttentionKernel::best;
 };
 
 struct Op {

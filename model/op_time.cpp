@@ -271,7 +271,8 @@ OpTiming op_timing(const Op& op, const GpuSpec& gpu, const CostParameters& param
     case OpKind::flash_forward:
     case OpKind::flash_backward: {
       const bool backward = op.kind == OpKind::flash_backward;
-      const double eta = backward ? params.flash_backward_eta(gpu.architecture) : params.flash_forward_eta(gpu.architecture);
+      const double eta = backward ? params.flash_backward_eta(gpu.architecture, op.attention.kernel)
+                                  : params.flash_forward_eta(gpu.architecture, op.attention.kernel);
       // The etas hold at their measured shapes: a known shape scales by its schedule over theirs.
       const double schedule = op.attention.batch_heads > 0.0
                                   ? flash_schedule_efficiency(op.attention, gpu.sm_count, params) /

@@ -99,6 +99,12 @@ struct EnumTable<KernelFusion> {
 };
 
 template <>
+struct EnumTable<AttentionKernel> {
+  static constexpr std::array values = {std::pair{AttentionKernel::best, std::string_view("best")},
+                                        std::pair{AttentionKernel::flash2, std::string_view("flash2")}};
+};
+
+template <>
 struct EnumTable<CrossEntropyFusion> {
   static constexpr std::array values = {std::pair{CrossEntropyFusion::native, std::string_view("native")},
                                         std::pair{CrossEntropyFusion::te, std::string_view("te")},

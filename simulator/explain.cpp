@@ -229,6 +229,14 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
         "instead of a pass per PyTorch op, and fewer saved tensors",
         {{"training.kernels", "fused"}});
   }
+  // FlashAttention-2 -> the GPU generation's best attention kernel (cuDNN / FlashAttention-3).
+  if (t.flash_attention && t.attention_kernel == AttentionKernel::flash2 &&
+      sc.system.gpu.architecture != GpuArchitecture::ampere && sc.system.gpu.architecture != GpuArchitecture::ada) {
+    add("attention_kernel: flash2 -> best",
+        "the GPU generation's own fused attention (cuDNN through Transformer Engine or SDPA's cuDNN backend, "
+        "FlashAttention-3) instead of FlashAttention-2's Ampere-era kernels",
+        {{"training.attention_kernel", "best"}});
+  }
   // ZeRO stage.
   if (p.dp > 1) {
     for (int z = 0; z <= 3; ++z) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/cost_parameters.h"
 #include "model/parameter_count.h"
 #include "simulator/enum_names.h"
 
@@ -383,6 +384,22 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
 
   if (state.parallel_read && state.workload_read && state.system_read && !s.is_training()) {
     check_inference(sink, s, state);
+  }
+
+  // --- Attention kernel against the GPU -------------------------------------------------------
+  if (state.workload_read && state.system_read && s.is_training() &&
+      s.training().attention_kernel == AttentionKernel::flash2 &&
+      ok({"training.attention_kernel", "training.flash_attention", "system.gpu"})) {
+    if (!s.training().flash_attention) {
+      sink.error_at("training.attention_kernel",
+                    "attention_kernel flash2 names a fused attention kernel, but flash_attention is false "
+                    "(the unfused softmax path)");
+    } else if (!flash2_priced(sys.gpu.architecture)) {
+      sink.error_at("training.attention_kernel",
+                    "no FlashAttention-2 efficiency is known for GPU '" + sys.gpu.name + "' (" +
+                        std::string(enum_name(sys.gpu.architecture)) +
+                        "): flash2 is priced on ampere, ada and hopper GPUs; use attention_kernel: best");
+    }
   }
 
   // --- Precision against the GPU ---------------------------------------------------------------

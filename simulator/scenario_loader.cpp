@@ -247,14 +247,15 @@ std::optional<SystemSpec> read_system(Reader& ctx, const YamlValue& v) {
 }
 
 std::optional<TrainingWorkload> read_training(Reader& ctx, const YamlValue& v) {
-  const MapReader r(ctx.sink, v.node, v.path, v.where, {"seq_len", "global_batch", "micro_batch", "flash_attention", "kernels",
-                                                          "cross_entropy_fusion", "goodput"});
+  const MapReader r(ctx.sink, v.node, v.path, v.where, {"seq_len", "global_batch", "micro_batch", "flash_attention", "attention_kernel",
+                                                          "kernels", "cross_entropy_fusion", "goodput"});
   if (!r.is_mapping()) return std::nullopt;
   TrainingWorkload t;
   if (auto x = r.integer("seq_len")) t.seq_len = static_cast<int>(*x); else if (!r.has("seq_len")) r.missing("seq_len", "tokens per sequence");
   if (auto x = r.integer("global_batch")) t.global_batch = static_cast<int>(*x); else if (!r.has("global_batch")) r.missing("global_batch", "sequences per optimizer step");
   if (auto x = r.integer("micro_batch")) t.micro_batch = static_cast<int>(*x);
   if (auto x = r.boolean("flash_attention")) t.flash_attention = *x;
+  if (auto x = r.enumeration<AttentionKernel>("attention_kernel")) t.attention_kernel = *x;
   if (auto x = r.enumeration<KernelFusion>("kernels")) t.kernels = *x;
   if (auto x = r.enumeration<CrossEntropyFusion>("cross_entropy_fusion")) t.cross_entropy_fusion = *x;
   if (const auto g = r.get("goodput")) {

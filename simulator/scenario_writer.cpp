@@ -162,6 +162,7 @@ void write_training(Writer& w, const TrainingWorkload& t) {
   w.integer(2, "global_batch", t.global_batch);
   w.integer(2, "micro_batch", t.micro_batch);
   w.boolean(2, "flash_attention", t.flash_attention);
+  if (t.attention_kernel != AttentionKernel::best) w.enumeration(2, "attention_kernel", t.attention_kernel);
   w.enumeration(2, "kernels", t.kernels);
   if (t.cross_entropy_fusion != CrossEntropyFusion::native) w.enumeration(2, "cross_entropy_fusion", t.cross_entropy_fusion);
   const auto& g = t.goodput;

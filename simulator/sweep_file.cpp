@@ -107,6 +107,8 @@ std::vector<std::string> auto_values(const std::string& key, const Scenario& bas
     return enum_spellings<Offload>();
   } else if (key == "training.kernels") {
     return enum_spellings<KernelFusion>();
+  } else if (key == "training.attention_kernel") {
+    return enum_spellings<AttentionKernel>();
   } else if (key == "parallel.cp_kind") {
     return enum_spellings<ContextParallelKind>();
   } else if (key == "parallel.ep_dispatcher") {

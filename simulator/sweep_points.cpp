@@ -16,7 +16,8 @@ enum class Field {
   tp, pp, dp, cp, ep, expert_tp, vpp, first_stage_layers, last_stage_layers, zero, sequence_parallel,
   overlap_grad_reduce, overlap_param_gather, tp_comm_overlap, ep_comm_overlap, schedule, recompute, recompute_layers,
   recompute_modules,
-  offload, activation_offload_layers, cp_kind, ep_dispatcher, seq_len, global_batch, micro_batch, kernels, gpus, precision
+  offload, activation_offload_layers, cp_kind, ep_dispatcher, seq_len, global_batch, micro_batch, kernels, attention_kernel, gpus,
+  precision
 };
 enum class Kind { integer, boolean, word, module_list };
 
@@ -54,6 +55,7 @@ constexpr FastKey kFastKeys[] = {
     {"training.global_batch", Field::global_batch, Kind::integer},
     {"training.micro_batch", Field::micro_batch, Kind::integer},
     {"training.kernels", Field::kernels, Kind::word},
+    {"training.attention_kernel", Field::attention_kernel, Kind::word},
     {"system.gpus", Field::gpus, Kind::integer},
     {"precision", Field::precision, Kind::word},
 };
@@ -121,6 +123,7 @@ std::optional<long long> decode(const FastKey& k, const std::string& text) {
         case Field::cp_kind: return enum_index<ContextParallelKind>(s);
         case Field::ep_dispatcher: return enum_index<ExpertDispatcher>(s);
         case Field::kernels: return enum_index<KernelFusion>(s);
+        case Field::attention_kernel: return enum_index<AttentionKernel>(s);
         case Field::precision: {
           // Training one-word precisions (the loader's list for training scenarios).
           for (DataType t : {DataType::fp32, DataType::tf32, DataType::fp16, DataType::bf16, DataType::fp8}) {
@@ -166,6 +169,9 @@ void apply(Field f, long long v, Scenario& sc) {
     case Field::global_batch: std::get<TrainingWorkload>(sc.workload).global_batch = i; break;
     case Field::micro_batch: std::get<TrainingWorkload>(sc.workload).micro_batch = i; break;
     case Field::kernels: std::get<TrainingWorkload>(sc.workload).kernels = enum_at<KernelFusion>(v); break;
+    case Field::attention_kernel:
+      std::get<TrainingWorkload>(sc.workload).attention_kernel = enum_at<AttentionKernel>(v);
+      break;
     case Field::gpus: sc.system.gpus = i; break;
     case Field::precision: sc.precision = precision_shorthand(kAllDataTypes[static_cast<std::size_t>(v)]); break;
   }

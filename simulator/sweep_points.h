@@ -3,8 +3,8 @@
 //
 // The point is, by definition, the base document with the point's axis values applied as --set
 // overrides and loaded like a file. Loading a file costs hundreds of microseconds, so when every
-// axis is a key with a plain value (parallel.*, training.seq_len/global_batch/micro_batch,
-// system.gpus, a one-word training precision) the builder takes a fast path: it copies the
+// axis is a key with a plain value (parallel.*, training.seq_len/global_batch/micro_batch/kernels/
+// attention_kernel, system.gpus, a one-word training precision) the builder takes a fast path: it copies the
 // validated base once per thread, writes the axis values into the in-memory Scenario, re-derives
 // parallel.dp and runs the loader's own cross-field checks (simulator/scenario_checks.h). Each
 // axis value was already read once, by the loader, when the sweep file was loaded. Tests check that
