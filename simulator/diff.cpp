@@ -166,6 +166,16 @@ std::vector<Group> groups() {
                  change(p, "overlap_param_gather", x.parallel.overlap_param_gather, y.parallel.overlap_param_gather);
                  return p;
                }});
+  g.push_back({"attention kernel",
+               [](Scenario& d, const Scenario& b) {
+                 std::get<TrainingWorkload>(d.workload).attention_kernel = b.training().attention_kernel;
+               },
+               [](const Scenario& x, const Scenario& y) {
+                 std::vector<std::string> p;
+                 change(p, "attention_kernel", enum_name(x.training().attention_kernel),
+                        enum_name(y.training().attention_kernel));
+                 return p;
+               }});
   g.push_back({"everything else",
                [](Scenario& d, const Scenario& b) {
                  const std::string name = d.name;

@@ -8,6 +8,7 @@
 
 #include "model/cost_parameters.h"
 #include "simulator/diagnostics.h"
+#include "simulator/diff.h"
 #include "simulator/explain.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/sweep_file.h"
@@ -147,4 +148,14 @@ TEST_CASE("explain offers attention_kernel flash2 -> best on Hopper, and it is f
     CHECK(std::none_of(x->changes.begin(), x->changes.end(),
                        [](const ExplainChange& c) { return c.title.find("attention_kernel") != std::string::npos; }));
   }
+}
+
+TEST_CASE("diff attributes the step-time change between best and flash2 to the attention kernel alone") {
+  const Scenario best = parse_scenario(scenario_yaml("h100-sxm-80gb", ""), "a.yaml");
+  const Scenario flash2 = parse_scenario(scenario_yaml("h100-sxm-80gb", "attention_kernel: flash2"), "b.yaml");
+  const ScenarioDiff d = diff_training(best, flash2);
+  REQUIRE(d.path.size() == 1);
+  CHECK(d.path[0].what == "attention kernel: attention_kernel best -> flash2");
+  CHECK(d.path[0].step_delta.value() > 0.0);
+  CHECK(d.path[0].step_after == d.b.step_time);
 }
