@@ -96,12 +96,12 @@ void push_moe(OpList& ops, const InferenceShape& s, double T) {
   if (active > 0.0) {
     const double m = slots / active;
     // Gather the routed tokens into per-expert groups.
-    ops.push(memory_op("moe_permute", slots * h * (e + s.gemm_input_bytes)));
+    ops.push(memory_op("moe_permute", slots * h * (e + s.gemm_input_bytes), OpKind::data_movement));
     ops.push(weight_gemm("experts_fc1", s, m, fc1_width, h, active));
     ops.push(memory_op("experts_act", slots * (fc1_width * e + width * s.gemm_input_bytes)));
     ops.push(weight_gemm("experts_fc2", s, m, h, width, active));
     // Scatter back and weight by the router probabilities.
-    ops.push(memory_op("moe_unpermute", slots * h * e + T * h * e));
+    ops.push(memory_op("moe_unpermute", slots * h * e + T * h * e, OpKind::data_movement));
   }
   if (moe.shared_experts > 0) {
     push_mlp(ops, s, T, moe.shared_experts * moe.ffn_hidden / s.t(), "shared_fc1", "shared_act", "shared_fc2");
@@ -189,7 +189,7 @@ Op decode_attention_op(const InferenceShape& s, double sequences, double context
 OpList inference_embedding_ops(const InferenceShape& s, double T) {
   OpList ops;
   // Rows gathered from the vocab-parallel table and written out.
-  ops.push(memory_op("embedding_lookup", 2.0 * T * s.hidden * s.activation_bytes));
+  ops.push(memory_op("embedding_lookup", 2.0 * T * s.hidden * s.activation_bytes, OpKind::data_movement));
   return ops;
 }
 

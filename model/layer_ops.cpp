@@ -11,6 +11,7 @@ namespace {
 
 using ops::gemm;
 using ops::input_bytes;
+using ops::data_movement_op;
 using ops::memory_op;
 using ops::push_gemm_backward;
 using ops::reduction_op;
@@ -111,7 +112,7 @@ void push_attention_core_forward(OpList& ops, const LayerShape& s) {
   if (s.dropout) ops.push(memory_op("attention_dropout", scores * (2.0 * e + 1.0)));
   ops.push(attention_gemm("attention_values", s, s.seq, f.v_dim, s.context, bh));
   // The [b, a, s, d] context back to [s, b, a d] (permute + contiguous copy).
-  ops.push(memory_op("context_transpose", 2.0 * s.tokens() * attention_output_width(s) * e));
+  ops.push(data_movement_op("context_transpose", 2.0 * s.tokens() * attention_output_width(s) * e));
 }
 
 void push_attention_core_backward(OpList& ops, const LayerShape& s) {
@@ -124,7 +125,7 @@ void push_attention_core_backward(OpList& ops, const LayerShape& s) {
   }
   const double bh = s.micro_batch * f.heads;
   const double scores = attention_pairs(s);
-  ops.push(memory_op("context_transpose.backward", 2.0 * s.tokens() * attention_output_width(s) * e));
+  ops.push(data_movement_op("context_transpose.backward", 2.0 * s.tokens() * attention_output_width(s) * e));
   ops.push(attention_gemm("attention_values.dgrad_probs", s, s.seq, s.context, f.v_dim, bh));  // dP = dO V^T
   ops.push(attention_gemm("attention_values.dgrad_v", s, s.context, f.v_dim, s.seq, bh));      // dV = P^T dO
   if (s.dropout) ops.push(memory_op("attention_dropout.backward", scores * (2.0 * e + 1.0)));
@@ -278,7 +279,7 @@ void push_rope(OpList& ops, const LayerShape& s, bool backward) {
 void push_repeat_kv(OpList& ops, const LayerShape& s, bool backward) {
   if (!eager(s) || s.mla || s.kv_heads >= s.heads) return;
   const double kv = kv_heads_per_rank(s) * s.head_dim, q = s.q_width() / s.t();
-  Op op = memory_op(backward ? "repeat_kv.backward" : "repeat_kv", 2.0 * s.tokens() * (kv + q) * s.activation_bytes);
+  Op op = data_movement_op(backward ? "repeat_kv.backward" : "repeat_kv", 2.0 * s.tokens() * (kv + q) * s.activation_bytes);
   op.launches = 2.0;
   ops.push(op);
 }
@@ -308,7 +309,9 @@ void push_activation(OpList& ops, const LayerShape& s, bool backward) {
 
 // Residual branch: fused bias-dropout-add, or eager dropout (read e, write e and the mask) then add.
 void push_residual(OpList& ops, const LayerShape& s) {
-  Op op = memory_op("bias_dropout_add", bias_dropout_add_bytes(s));
+  // Without dropout the kernel adds the bias and the residual: it only moves bytes.
+  Op op = s.dropout ? memory_op("bias_dropout_add", bias_dropout_add_bytes(s))
+                    : data_movement_op("bias_dropout_add", bias_dropout_add_bytes(s));
   if (eager(s) && s.dropout) {
     op.bytes += Bytes(s.norm_tokens() * s.hidden * 2.0 * s.activation_bytes);
     op.launches = 2.0;
@@ -318,7 +321,8 @@ void push_residual(OpList& ops, const LayerShape& s) {
 // Backward: the dropout's backward, and in eager mode the residual's two gradients summed by a
 // separate add (3e), which a fused norm backward folds in.
 void push_residual_backward(OpList& ops, const LayerShape& s) {
-  Op op = memory_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s));
+  Op op = s.dropout ? memory_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s))
+                    : data_movement_op("bias_dropout_add.backward", bias_dropout_add_backward_bytes(s));
   if (eager(s)) {
     op.bytes += Bytes(s.norm_tokens() * s.hidden * 3.0 * s.activation_bytes);
     op.launches = 2.0;
@@ -446,7 +450,7 @@ OpList selective_recompute_forward_ops(const LayerShape& s, RecomputeModules mod
 OpList embedding_forward_ops(const LayerShape& s) {
   OpList ops;
   // Vocab-parallel lookup writes b*s*h (zeros for ids outside the shard) from the gathered rows.
-  ops.push(memory_op("embedding_lookup", 2.0 * s.tokens() * s.hidden * s.activation_bytes));
+  ops.push(data_movement_op("embedding_lookup", 2.0 * s.tokens() * s.hidden * s.activation_bytes));
   if (s.dropout) {
     ops.push(memory_op("embedding_dropout",
                        s.norm_tokens() * s.hidden * (2.0 * s.activation_bytes + 1.0)));

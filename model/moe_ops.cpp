@@ -13,6 +13,7 @@ namespace stepcast {
 namespace {
 
 using ops::gemm;
+using ops::data_movement_op;
 using ops::memory_op;
 using ops::push_gemm_backward;
 using ops::reduction_op;
@@ -256,13 +257,13 @@ void push_moe_forward(OpList& ops, const LayerShape& s) {
   // Softmax (or sigmoid) over E logits and top-k: read the logits, write probabilities and indices.
   ops.push(reduction_op("router_topk", r.tokens * E * (2.0 * kRouterProbabilityBytes)));
   // Permute: gather each token's hidden state into its top_k experts' slots.
-  ops.push(memory_op("moe_permute", r.tokens * s.moe.top_k * h * 2.0 * e));
+  ops.push(data_movement_op("moe_permute", r.tokens * s.moe.top_k * h * 2.0 * e));
   // After the all-to-all, tokens arrive grouped by source rank; with several local experts they are
   // re-sorted by expert (Megatron's sort_chunks_by_idxs).
-  if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_sort_chunks", r.rows * h * 2.0 * e));
+  if (s.ep > 1 && r.local_experts > 1.0) ops.push(data_movement_op("moe_sort_chunks", r.rows * h * 2.0 * e));
   const bool padded = pads_expert_rows(s, r);
   if (padded) {
-    Op pad = memory_op("experts_fp8_padding", expert_rows_copy_bytes(s, r));
+    Op pad = data_movement_op("experts_fp8_padding", expert_rows_copy_bytes(s, r));
     pad.launches = kFp8PaddingForwardKernels;
     ops.push(pad);
   }
@@ -271,11 +272,11 @@ void push_moe_forward(OpList& ops, const LayerShape& s) {
   ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu" : "experts_gelu",
                      r.rows * r.expert_ffn * (gated + 1.0) * e));
   ops.push(grouped_gemm("experts_fc2", s, r.expert_rows, h, r.expert_ffn, r.local_experts));
-  if (padded) ops.push(memory_op("experts_fp8_unpadding", expert_rows_copy_bytes(s, r)));
+  if (padded) ops.push(data_movement_op("experts_fp8_unpadding", expert_rows_copy_bytes(s, r)));
   if (s.linear_bias) ops.push(expert_bias_op(s, r, false));
-  if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_unsort_chunks", r.rows * h * 2.0 * e));
+  if (s.ep > 1 && r.local_experts > 1.0) ops.push(data_movement_op("moe_unsort_chunks", r.rows * h * 2.0 * e));
   // Unpermute: each token's top_k expert outputs weighted by their router probabilities and summed.
-  ops.push(memory_op("moe_unpermute", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
+  ops.push(data_movement_op("moe_unpermute", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
   if (r.shared_ffn > 0.0) {
     const double T = s.tokens();
     ops.push(gemm("shared_fc1", s, T, gated * r.shared_ffn, h));
@@ -300,11 +301,11 @@ void push_moe_backward(OpList& ops, const LayerShape& s) {
   }
   // Unpermute backward: the output gradient copied to each of the top_k slots (scaled by its
   // probability), plus the probabilities' gradient (a dot product per slot with the saved outputs).
-  ops.push(memory_op("moe_unpermute.backward", r.tokens * h * e + r.tokens * s.moe.top_k * h * 2.0 * e));
-  if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_sort_chunks.backward", r.rows * h * 2.0 * e));
+  ops.push(data_movement_op("moe_unpermute.backward", r.tokens * h * e + r.tokens * s.moe.top_k * h * 2.0 * e));
+  if (s.ep > 1 && r.local_experts > 1.0) ops.push(data_movement_op("moe_sort_chunks.backward", r.rows * h * 2.0 * e));
   if (s.linear_bias) ops.push(expert_bias_op(s, r, true));
   const bool padded = pads_expert_rows(s, r);
-  if (padded) ops.push(memory_op("experts_fp8_unpadding.backward", expert_rows_copy_bytes(s, r)));
+  if (padded) ops.push(data_movement_op("experts_fp8_unpadding.backward", expert_rows_copy_bytes(s, r)));
   if (is_quantized_training_format(s.compute)) ops.push(expert_cast("experts_fp8_casts.backward", s, r, true));
   push_grouped_gemm_backward(ops, "experts_fc2.dgrad", "experts_fc2.wgrad", s, r.expert_rows, h, r.expert_ffn,
                              r.local_experts);
@@ -312,10 +313,10 @@ void push_moe_backward(OpList& ops, const LayerShape& s) {
                      r.rows * r.expert_ffn * (2.0 * gated + 1.0) * e));
   push_grouped_gemm_backward(ops, "experts_fc1.dgrad", "experts_fc1.wgrad", s, r.expert_rows, gated * r.expert_ffn,
                              h, r.local_experts);
-  if (padded) ops.push(memory_op("experts_fp8_padding.backward", expert_rows_copy_bytes(s, r)));
-  if (s.ep > 1 && r.local_experts > 1.0) ops.push(memory_op("moe_unsort_chunks.backward", r.rows * h * 2.0 * e));
+  if (padded) ops.push(data_movement_op("experts_fp8_padding.backward", expert_rows_copy_bytes(s, r)));
+  if (s.ep > 1 && r.local_experts > 1.0) ops.push(data_movement_op("moe_unsort_chunks.backward", r.rows * h * 2.0 * e));
   // Permute backward: the top_k slot gradients of each token summed back into it.
-  ops.push(memory_op("moe_permute.backward", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
+  ops.push(data_movement_op("moe_permute.backward", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
   ops.push(reduction_op("router_topk.backward", r.tokens * E * (3.0 * kRouterProbabilityBytes)));
   ops.push(router_gemm("router.dgrad", s, r.tokens, h, E));
   Op router_wgrad = router_gemm("router.wgrad", s, h, E, r.tokens, ops::main_grad_accumulate_bytes(s));

@@ -21,7 +21,8 @@ enum class OpKind : std::uint8_t {
   gemm,             // dense or batched matrix multiply on tensor cores
   flash_forward,    // fused attention forward (FlashAttention / cuDNN)
   flash_backward,   // fused attention backward
-  memory_bound,     // elementwise: dropout, bias-activation, residual add, casts, copies
+  memory_bound,     // elementwise with arithmetic per byte: dropout (RNG), activations, casts
+  data_movement,    // copies, gathers, permutations, padding, plain adds: bound by HBM alone
   reduction,        // row/column reductions: norms, softmax, bias gradients (bandwidth-limited,
                     // but further from it than elementwise kernels)
 };

@@ -49,6 +49,14 @@ inline Op memory_op(std::string_view name, double bytes) {
   return op;
 }
 
+// A kernel that only moves bytes (copy, gather, permutation, padding, plain add): HBM-bound,
+// not held to the SMs' elementwise byte rate (model/cost_parameters.h).
+inline Op data_movement_op(std::string_view name, double bytes) {
+  Op op = memory_op(name, bytes);
+  op.kind = OpKind::data_movement;
+  return op;
+}
+
 inline Op reduction_op(std::string_view name, double bytes) {
   Op op = memory_op(name, bytes);
   op.kind = OpKind::reduction;

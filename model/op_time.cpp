@@ -283,6 +283,7 @@ OpTiming op_timing(const Op& op, const GpuSpec& gpu, const CostParameters& param
       break;
     }
     case OpKind::memory_bound:
+    case OpKind::data_movement:
     case OpKind::reduction:
       break;
   }

@@ -21,6 +21,7 @@ std::string_view kind_name(OpKind k) {
     case OpKind::flash_forward: return "flash fwd";
     case OpKind::flash_backward: return "flash bwd";
     case OpKind::memory_bound: return "memory-bound";
+    case OpKind::data_movement: return "data movement";
     case OpKind::reduction: return "reduction";
   }
   return "?";

@@ -25,6 +25,9 @@ std::string kernel_component(const Op& op, const CalibrationProfile& profile) {
       if (profile.component("reduction") != nullptr) return "reduction";
       break;
     case OpKind::memory_bound: break;
+    case OpKind::data_movement:
+      if (profile.component("memory") != nullptr) return "memory";
+      break;
   }
   return profile.component("elementwise") == nullptr && profile.component("memory") != nullptr ? "memory"
                                                                                                   : "elementwise";

@@ -158,9 +158,9 @@ std::string sm_rate_constant(const Op& op, const GpuSpec& gpu) {
   return found;
 }
 
-// The time a point is fitted to: op_time, except that copy/triad points are held to the HBM limit
-// they measure (op_time gives every memory-bound kernel its SMs' byte rate as well, which a STREAM
-// copy exceeds; their residuals report that gap, the fit does not chase it).
+// The time a point is fitted to: op_time, with copy/triad points held to the HBM limit they measure
+// (op_time prices them as data movement, HBM-bound, already; the override keeps any SM byte rate
+// out of their fit whatever kind a reader gives them).
 double fit_prediction(const Problem& pb, std::size_t i, const CostParameters& params) {
   const KernelPoint& p = (*pb.points)[i];
   if (!pb.roles[i].hbm_only) return predict_kernel(p, *pb.gpu, params);
@@ -490,7 +490,7 @@ double predict_kernel(const KernelPoint& point, const GpuSpec& gpu, const CostPa
 }
 
 std::string efficiency_constant(const Op& op, GpuArchitecture arch) {
-  if (op.kind == OpKind::memory_bound || op.kind == OpKind::reduction) return {};
+  if (op.kind == OpKind::memory_bound || op.kind == OpKind::data_movement || op.kind == OpKind::reduction) return {};
   // Give every efficiency constant a distinct marker and see which one the model reads.
   CostParameters probe;
   std::map<double, std::string> marker_to_name;
@@ -507,6 +507,7 @@ std::string efficiency_constant(const Op& op, GpuArchitecture arch) {
     case OpKind::flash_forward: read = probe.flash_forward_eta(arch); break;
     case OpKind::flash_backward: read = probe.flash_backward_eta(arch); break;
     case OpKind::memory_bound:
+    case OpKind::data_movement:
     case OpKind::reduction: break;
   }
   const auto it = marker_to_name.find(read);
@@ -525,7 +526,7 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
   for (std::size_t i = 0; i < points.size(); ++i) {
     const KernelPoint& p = points[i];
     Role& role = pb.roles[i];
-    if (p.op.kind != OpKind::memory_bound && p.op.kind != OpKind::reduction) {
+    if (p.op.kind != OpKind::memory_bound && p.op.kind != OpKind::data_movement && p.op.kind != OpKind::reduction) {
       role.compute = efficiency_constant(p.op, gpu.architecture);
     }
     role.sm_rate = sm_rate_constant(p.op, gpu);
@@ -533,10 +534,6 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
     role.fitted = is_fitted_component(p.component);
     role.misaligned = p.op.kind == OpKind::gemm && gemm_misaligned(p.op.gemm, p.op.dtype);
     if (role.fitted) fitted.push_back(i);
-  }
-  if (std::any_of(points.begin(), points.end(), [](const KernelPoint& p) { return p.component == "memory"; })) {
-    fit.notes.push_back("copy/triad kernels set memory.bandwidth_eta (HBM); op_time also limits them by the "
-                        "elementwise SM byte rate, so where that rate is below HBM their residuals show it");
   }
   for (const auto& p : points) {
     if (!is_fitted_component(p.component)) {

@@ -90,7 +90,7 @@ std::vector<KernelPoint> kernel_points(const MeasurementFile& file) {
       p.shape = {{"bytes", r.bytes.value()}};
     } else if (const auto* m = std::get_if<MemoryInputs>(&r.inputs)) {
       p.component = "memory";
-      p.op.kind = OpKind::memory_bound;
+      p.op.kind = OpKind::data_movement;
       p.op.name = "memory";
       p.op.dtype = m->dtype;
       p.shape = {{"bytes", r.bytes.value()}};

@@ -16,7 +16,7 @@
 //   elementwise  norms and softmax (rmsnorm, layernorm, softmax): OpKind::reduction, component
 //                reduction; the others (gelu, swiglu, rope, bias_dropout_add): OpKind::memory_bound,
 //                component elementwise; bytes as recorded.
-//   memory       OpKind::memory_bound, component memory (copy, triad: the STREAM bandwidth).
+//   memory       OpKind::data_movement, component memory (copy, triad: the STREAM bandwidth).
 // The time compared is the record's median (robust to the occasional slow sample). A record timed
 // hot (method.mode) is a point with cold = false and " [hot]" after its name.
 

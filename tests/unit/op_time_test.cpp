@@ -17,6 +17,15 @@ GpuSpec h100() {
   g.sm_count = 132;
   return g;
 }
+// B200 datasheet figures (scenarios/catalog/gpus.yaml b200).
+GpuSpec b200() {
+  GpuSpec g;
+  g.architecture = GpuArchitecture::blackwell;
+  g.dense_peak[index_of(DataType::bf16)] = units::teraflops(2250);
+  g.memory_bandwidth = units::gigabytes_per_second(7700);
+  g.sm_count = 148;
+  return g;
+}
 Op gemm(double m, double n, double k, double batch = 1.0) {
   Op op;
   op.kind = OpKind::gemm;
@@ -59,12 +68,21 @@ TEST_CASE("a GEMM with a tiny reduction depth pays its tiles' prologue and epilo
                                                  (64.0 / (64.0 + params.gemm_k_half)));
   const double memory = scores.bytes.value() / (3350e9 * params.memory_bandwidth_eta);
   CHECK(op_time(scores, h100(), params).value() == doctest::Approx(std::max(compute, memory) + params.kernel_gap_s));
-  // An elementwise op on an H100 is bound by HBM (3.35 TB/s x eta), not by its SMs' byte rate
-  // (12.9 B/clock x 132 SMs x 1.83 GHz = 3.1 TB/s > 2.9 TB/s).
+  // A kernel that only moves bytes (an add, a copy) is bound by HBM (3.35 TB/s x eta) alone.
   Op add;
-  add.kind = OpKind::memory_bound;
+  add.kind = OpKind::data_movement;
   add.bytes = units::gigabytes(1.0);
   CHECK(op_time(add, h100(), params).value() == doctest::Approx(1e9 / (3350e9 * params.memory_bandwidth_eta) + params.kernel_gap_s));
+  // One with arithmetic per byte (dropout, GELU) runs at the slower of HBM and its SMs' byte rate:
+  // on an H100, 11.7 B/clock x 132 SMs x 1.83 GHz = 2.83 TB/s < 3.35 TB/s x 0.86 = 2.88 TB/s.
+  Op gelu = add;
+  gelu.kind = OpKind::memory_bound;
+  const double elementwise_rate = params.elementwise_bytes_per_sm_clock * 132 * (989.4e12 / (132 * 4096.0));
+  CHECK(elementwise_rate < 3350e9 * params.memory_bandwidth_eta);
+  CHECK(op_time(gelu, h100(), params).value() == doctest::Approx(1e9 / elementwise_rate + params.kernel_gap_s));
+  // On a B200 the SM rate (148 SMs x 1.86 GHz) binds far below HBM (7.7 TB/s x 0.86); data
+  // movement does not pay it.
+  CHECK(op_time(gelu, b200(), params).value() > 1.5 * op_time(add, b200(), params).value());
   // A reduction (norm, softmax) is bound by its SMs: 6.8 B/clock x 132 SMs x 1.83 GHz.
   Op norm = add;
   norm.kind = OpKind::reduction;
