@@ -92,20 +92,18 @@ std::vector<KernelTable> kernel_tables(const StepKernels& k) {
     tables.push_back(std::move(t));
   }
   const EmbeddingOutputKernels& e = k.embedding_output;
-  KernelTable embedding;
-  embedding.title = "embedding";
-  embedding.rows = kernel_rows({{"fwd", &e.embedding_forward}, {"bwd", &e.embedding_backward}});
-  embedding.forward = e.embedding_forward.time();
-  embedding.backward = e.embedding_backward.time();
-  embedding.passes = k.embedding_passes;
-  tables.push_back(std::move(embedding));
-  KernelTable output;
-  output.title = "output layer and loss";
-  output.rows = kernel_rows({{"fwd", &e.output_forward}, {"bwd", &e.output_backward}});
-  output.forward = e.output_forward.time();
-  output.backward = e.output_backward.time();
-  output.passes = k.output_passes;
-  tables.push_back(std::move(output));
+  // The embedding and the output layer: a forward and a backward list each, no recompute.
+  const auto forward_backward_table = [&](std::string title, const auto& forward, const auto& backward, auto passes) {
+    KernelTable t;
+    t.title = std::move(title);
+    t.rows = kernel_rows({{"fwd", &forward}, {"bwd", &backward}});
+    t.forward = forward.time();
+    t.backward = backward.time();
+    t.passes = passes;
+    tables.push_back(std::move(t));
+  };
+  forward_backward_table("embedding", e.embedding_forward, e.embedding_backward, k.embedding_passes);
+  forward_backward_table("output layer and loss", e.output_forward, e.output_backward, k.output_passes);
   return tables;
 }
 
