@@ -549,6 +549,7 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.cp = std::max(parallel.cp, 1);
   s.cp_kind = parallel.cp_kind;
   s.ep_dispatcher = parallel.ep_dispatcher;
+  s.moe_grouped_gemm = parallel.moe_grouped_gemm;
   s.window = model.sliding_window;
   s.windowed_fraction = model.windowed_layer_fraction();
   return s;

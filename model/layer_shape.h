@@ -58,6 +58,7 @@ struct LayerShape {
   int ep = 1;                         // expert-parallel ranks (model/placement.h)
   int expert_tp = 1;                  // tensor parallelism inside the experts
   ExpertDispatcher ep_dispatcher = ExpertDispatcher::alltoall;  // how tokens reach the experts
+  MoeGroupedGemm moe_grouped_gemm = MoeGroupedGemm::per_expert;  // how the experts' GEMMs run
   int cp = 1;                         // context-parallel ranks: seq above is seq_len / cp
   ContextParallelKind cp_kind = ContextParallelKind::ring;
   // Sliding-window attention: the window in tokens (0: none) and the share of layers using it.

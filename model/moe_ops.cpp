@@ -28,17 +28,48 @@ Op router_gemm(std::string_view name, const LayerShape& s, double m, double n, d
   return gemm(name, sixteen, m, n, k, 1.0, out);
 }
 
-// The experts' GEMMs: Transformer Engine's GroupedLinear, one cuBLAS GEMM per local expert
-// (Op::launches; model/op_time.h prices the launches over the grouped-GEMM streams).
+bool grouped(const LayerShape& s) { return s.moe_grouped_gemm == MoeGroupedGemm::grouped; }
+
+// Whether the routed experts run Transformer Engine's fused grouped MLP (TE PR #2769, "GEMM +
+// SwiGLU fused grouped MLP for MXFP8"; transformer_engine/pytorch/ops/fused/grouped_mlp.py, the
+// fused forward and backward over GroupedLinear -> ScaledSwiGLU -> GroupedLinear, which
+// Megatron-Core's TEGroupedMLP builds under use_transformer_engine_op_fuser and Megatron-Bridge's
+// 26.06 recipes turn on with cutedsl_fused_grouped_mlp / NVTE_CUTEDSL_FUSED_GROUPED_MLP=1). TE
+// fuses it for the MXFP8 recipe on SM100 (MXFP8 training implies Blackwell here) with a gated
+// SwiGLU activation. NVFP4 also runs the fused activation there, but quantizes FC2's input in a
+// separate group_quantize kernel; this model leaves NVFP4 on the unfused grouped pricing.
+bool fused_grouped_mlp(const LayerShape& s) {
+  return grouped(s) && s.compute == DataType::mxfp8 && s.mlp == MlpKind::swiglu;
+}
+
+// The fused FC1 kernel's epilogue (grouped_mlp.py fused forward, the cuDNN
+// grouped_gemm_activation kernel with d_dtype float8_e4m3fn and discrete_col_sfd): besides FC1's
+// 16-bit output (c_tensor, kept for the backward as the activation's input), it applies SwiGLU and
+// the router probabilities (prob_tensor) and writes FC2's input already quantized to MXFP8,
+// row-wise (d_tensor) and column-wise (d_col_tensor, for FC2's weight gradient), each with one
+// E8M0 scale per 32 elements: 2 (1 + 1/32) bytes per SwiGLU output element.
+constexpr double kMxfp8RowAndColumnBytesPerElement = 2.0 * (1.0 + 1.0 / 32.0);
+
+// The experts' GEMMs (Op::launches; model/op_time.h prices the launches):
+//   per_expert  Transformer Engine's GroupedLinear, one cuBLAS GEMM per local expert, over the
+//               grouped-GEMM streams: `experts` launches
+//   grouped     one grouped kernel over all local experts with on-device group sizes (TE >= 2.14:
+//               general_grouped_gemm_for_grouped_tensor, TE PRs #2748 / #2669; the cuDNN CuTe DSL
+//               grouped kernels of the fused MLP): one launch whose tiles are every expert's tiles
+//               (the batch of `experts` products), quantized into waves together. The cuBLASLt
+//               path (unfused: BF16, or no SwiGLU) also runs a small setup kernel per GEMM that
+//               turns the device offsets into pointer arrays (TE PR #2502 nvte_grouped_gemm,
+//               setup_grouped_gemm_kernel); it moves a few bytes per expert and is not priced
 Op grouped_gemm(std::string_view name, const LayerShape& s, double m, double n, double k, double experts,
                 double out = 0.0) {
   Op op = gemm(name, s, m, n, k, experts, out);
-  op.launches = experts;
+  op.launches = grouped(s) ? 1.0 : experts;
   return op;
 }
+// `dgrad_out`: bytes per data-gradient output element (0: the activation format).
 void push_grouped_gemm_backward(OpList& ops, std::string_view dgrad, std::string_view wgrad, const LayerShape& s,
-                                double m, double n, double k, double experts) {
-  ops.push(grouped_gemm(dgrad, s, m, k, n, experts));
+                                double m, double n, double k, double experts, double dgrad_out = 0.0) {
+  ops.push(grouped_gemm(dgrad, s, m, k, n, experts, dgrad_out));
   Op w = grouped_gemm(wgrad, s, k, n, m, experts, ops::main_grad_accumulate_bytes(s));
   w.gemm.leading = ops::weight_gradient_leading(s.compute);
   ops.push(w);
@@ -49,19 +80,27 @@ void push_grouped_gemm_backward(OpList& ops, std::string_view dgrad, std::string
 // tensor): FC1's input (rows x h) and FC2's (rows x expert width) in the forward; FC2's and FC1's
 // output gradients in the backward (and, for FP8, the transposes of the saved inputs), priced per
 // element as the dense layers' casts (model/layer_ops.h quantize_bytes_per_element).
+//
+// With grouped GEMMs each tensor is quantized by one kernel over all experts, the group sizes on
+// the device (tex.group_quantize in grouped_mlp.py): 2 launches instead of 2 per expert. The fused
+// grouped MLP quantizes FC2's input in FC1's epilogue and FC1's output gradient in FC2's
+// data-gradient epilogue (grouped_mlp.py: d_tensor / d_col_tensor of both fused kernels), so only
+// FC1's input (forward) and FC2's output gradient (backward) are cast: one kernel each.
 Op expert_cast(std::string_view name, const LayerShape& s, const MoeRouting& r, bool backward) {
   const double gated = s.mlp == MlpKind::swiglu ? 2.0 : 1.0;
-  const double inputs = r.rows * (s.hidden + r.expert_ffn);
+  const bool fused = fused_grouped_mlp(s);
+  const double ffn_inputs = fused ? 0.0 : r.expert_ffn;
+  const double inputs = r.rows * (s.hidden + ffn_inputs);
   double bytes = 0.0;
   if (!backward) {
     bytes = inputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, s.compute != DataType::fp8);
   } else {
-    const double outputs = r.rows * (s.hidden + gated * r.expert_ffn);
+    const double outputs = r.rows * (s.hidden + gated * ffn_inputs);
     const double transposes = s.compute == DataType::fp8 ? inputs * kFp8TransposeBytesPerElement : 0.0;
     bytes = outputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, true) + transposes;
   }
   Op op = memory_op(name, bytes);
-  op.launches = 2.0 * r.local_experts;
+  op.launches = fused ? 1.0 : grouped(s) ? 2.0 : 2.0 * r.local_experts;
   return op;
 }
 
@@ -79,8 +118,15 @@ constexpr double kQuantizedRowAlignment = 16.0;
 constexpr double kMxfp8RowAlignment = 32.0;
 constexpr double kFp8PaddingForwardKernels = 2.0;  // the tokens' and the probabilities' padding
 
+//
+// Grouped GEMMs do not run Fp8Padding: Megatron-Core's GroupedTensor path
+// (moe_use_grouped_tensor, which use_transformer_engine_op_fuser implies) takes padded expert
+// segments from the permutation with their offsets on the device (experts.py TEGroupedMLP
+// _fused_forward; TE tex.splits_to_offsets_multi, the kernels' padded_offsets), so the separate
+// copies go; the padding rows the permutation writes (under one alignment's worth of rows per
+// expert) are left out.
 bool pads_expert_rows(const LayerShape& s, const MoeRouting& r) {
-  if (!is_quantized_training_format(s.compute)) return false;
+  if (!is_quantized_training_format(s.compute) || grouped(s)) return false;
   if (s.moe.capacity_factor <= 0.0) return true;  // dropless: counts as routed
   const double align = s.compute == DataType::mxfp8 ? kMxfp8RowAlignment : kQuantizedRowAlignment;
   return std::fmod(r.expert_rows, align) != 0.0;  // capacity mode: every expert holds expert_rows
@@ -112,8 +158,11 @@ Op expert_bias_op(const LayerShape& s, const MoeRouting& r, bool backward) {
   const double elements = r.rows * s.hidden;
   Op op = memory_op(backward ? "experts_fc2_bias.backward" : "experts_fc2_bias",
                     elements * (backward ? kExpertBiasBackwardBytesPerElement : kExpertBiasForwardBytesPerElement));
-  op.launches = backward ? kExpertBiasBackwardKernelsPerExpert * r.local_experts + kExpertBiasBackwardKernels
-                         : kExpertBiasForwardKernelsPerExpert * r.local_experts + kExpertBiasForwardKernels;
+  // Grouped: the packed bias over all rows at once, without the token counts on the host
+  // (Megatron-Core TEGroupedMLP._apply_packed_bias): the per-expert kernels run once.
+  const double experts = grouped(s) ? 1.0 : r.local_experts;
+  op.launches = backward ? kExpertBiasBackwardKernelsPerExpert * experts + kExpertBiasBackwardKernels
+                         : kExpertBiasForwardKernelsPerExpert * experts + kExpertBiasForwardKernels;
   return op;
 }
 
@@ -138,6 +187,7 @@ MoeRouting moe_routing(const LayerShape& s) {
 }
 
 bool moe_forward_host_sync(const LayerShape& s) {
+  if (grouped(s) && s.ep_dispatcher == ExpertDispatcher::deepep) return false;
   return s.moe_layer && s.moe.capacity_factor <= 0.0 && (s.ep > 1 || s.expert_tp > 1);
 }
 
@@ -268,12 +318,22 @@ void push_moe_forward(OpList& ops, const LayerShape& s) {
     ops.push(pad);
   }
   if (is_quantized_training_format(s.compute)) ops.push(expert_cast("experts_fp8_casts", s, r, false));
-  ops.push(grouped_gemm("experts_fc1", s, r.expert_rows, gated * r.expert_ffn, h, r.local_experts));
-  ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu" : "experts_gelu",
-                     r.rows * r.expert_ffn * (gated + 1.0) * e));
-  ops.push(grouped_gemm("experts_fc2", s, r.expert_rows, h, r.expert_ffn, r.local_experts));
+  if (fused_grouped_mlp(s)) {
+    // FC1 + SwiGLU + router probabilities + FC2's input quantization in one kernel: per FC1
+    // output element (rows x 2 ffn) its 16-bit output and half an element of MXFP8 row- and
+    // column-wise FC2 input; no separate activation or cast. FC2's bias, if any, is added in
+    // FC2's epilogue (grouped_mlp.py bias_tensor).
+    ops.push(grouped_gemm("experts_fc1", s, r.expert_rows, gated * r.expert_ffn, h, r.local_experts,
+                          e + kMxfp8RowAndColumnBytesPerElement / gated));
+    ops.push(grouped_gemm("experts_fc2", s, r.expert_rows, h, r.expert_ffn, r.local_experts));
+  } else {
+    ops.push(grouped_gemm("experts_fc1", s, r.expert_rows, gated * r.expert_ffn, h, r.local_experts));
+    ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu" : "experts_gelu",
+                       r.rows * r.expert_ffn * (gated + 1.0) * e));
+    ops.push(grouped_gemm("experts_fc2", s, r.expert_rows, h, r.expert_ffn, r.local_experts));
+  }
   if (padded) ops.push(data_movement_op("experts_fp8_unpadding", expert_rows_copy_bytes(s, r)));
-  if (s.linear_bias) ops.push(expert_bias_op(s, r, false));
+  if (s.linear_bias && !fused_grouped_mlp(s)) ops.push(expert_bias_op(s, r, false));
   if (s.ep > 1 && r.local_experts > 1.0) ops.push(data_movement_op("moe_unsort_chunks", r.rows * h * 2.0 * e));
   // Unpermute: each token's top_k expert outputs weighted by their router probabilities and summed.
   ops.push(data_movement_op("moe_unpermute", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
@@ -303,14 +363,25 @@ void push_moe_backward(OpList& ops, const LayerShape& s) {
   // probability), plus the probabilities' gradient (a dot product per slot with the saved outputs).
   ops.push(data_movement_op("moe_unpermute.backward", r.tokens * h * e + r.tokens * s.moe.top_k * h * 2.0 * e));
   if (s.ep > 1 && r.local_experts > 1.0) ops.push(data_movement_op("moe_sort_chunks.backward", r.rows * h * 2.0 * e));
-  if (s.linear_bias) ops.push(expert_bias_op(s, r, true));
+  const bool fused = fused_grouped_mlp(s);
+  if (s.linear_bias && !fused) ops.push(expert_bias_op(s, r, true));
   const bool padded = pads_expert_rows(s, r);
   if (padded) ops.push(data_movement_op("experts_fp8_unpadding.backward", expert_rows_copy_bytes(s, r)));
   if (is_quantized_training_format(s.compute)) ops.push(expert_cast("experts_fp8_casts.backward", s, r, true));
-  push_grouped_gemm_backward(ops, "experts_fc2.dgrad", "experts_fc2.wgrad", s, r.expert_rows, h, r.expert_ffn,
-                             r.local_experts);
-  ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu.backward" : "experts_gelu.backward",
-                     r.rows * r.expert_ffn * (2.0 * gated + 1.0) * e));
+  if (fused) {
+    // FC2's data gradient + SwiGLU's backward + the probabilities' gradient + FC1's output
+    // gradient quantized (grouped_mlp.py fused backward, the grouped_gemm_dactivation kernel): per
+    // data-gradient element (rows x ffn) it reads the saved 16-bit FC1 output (2 elements) and
+    // writes FC1's output gradient (2 elements) as MXFP8 row- and column-wise, instead of the
+    // 16-bit gradient and the separate activation backward and cast.
+    push_grouped_gemm_backward(ops, "experts_fc2.dgrad", "experts_fc2.wgrad", s, r.expert_rows, h, r.expert_ffn,
+                               r.local_experts, gated * (e + kMxfp8RowAndColumnBytesPerElement));
+  } else {
+    push_grouped_gemm_backward(ops, "experts_fc2.dgrad", "experts_fc2.wgrad", s, r.expert_rows, h, r.expert_ffn,
+                               r.local_experts);
+    ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu.backward" : "experts_gelu.backward",
+                       r.rows * r.expert_ffn * (2.0 * gated + 1.0) * e));
+  }
   push_grouped_gemm_backward(ops, "experts_fc1.dgrad", "experts_fc1.wgrad", s, r.expert_rows, gated * r.expert_ffn,
                              h, r.local_experts);
   if (padded) ops.push(data_movement_op("experts_fp8_padding.backward", expert_rows_copy_bytes(s, r)));

@@ -32,6 +32,14 @@
 // FP8 training quantizes each expert's GEMM inputs (and output gradients) per expert
 // ("experts_fp8_casts"; the dense layer casts count the attention block and shared experts).
 // Dropless routing over EP synchronizes the host before the dispatch (moe_forward_host_sync).
+// That is parallel.moe_grouped_gemm per_expert, the default. With `grouped` (model/parallel.h)
+// each expert GEMM is one grouped kernel over all local experts, its group sizes on the device
+// (Transformer Engine >= 2.14 GroupedTensor grouped GEMM, TE PRs #2748 / #2669): one launch whose
+// tiles are the sum of the experts' tiles, one kernel gap, one host dispatch; each cast one
+// kernel over the group; no Fp8Padding copies (padded expert segments come from the permutation).
+// MXFP8 SwiGLU experts run TE's fused grouped MLP (TE PR #2769, pytorch/ops/fused/grouped_mlp.py):
+// SwiGLU, the router probabilities and FC2's input quantization in FC1's epilogue, SwiGLU's
+// backward and FC1's output-gradient quantization in FC2's data-gradient epilogue.
 // FP8 training also copies the local experts' rows into a buffer padded per expert to the
 // quantized GEMMs' row alignment and back after FC2 (Transformer Engine's Fp8Padding /
 // Fp8Unpadding in TEGroupedMLP), forward and backward: "experts_fp8_padding" and its kin. Experts
@@ -70,7 +78,12 @@ MoeRouting moe_routing(const LayerShape& shape);
 // "before_ep_alltoall"; the splits of torch's all_to_all_single and TE GroupedLinear's m_splits
 // are host lists). The GPU then idles until the host has dispatched the rest of the layer, so the
 // ops after `kMoeHostSyncAfter` are bounded by their own dispatch time (layer_costs). Capacity
-// mode pads every expert to a fixed size, known without the counts: no sync.
+// mode pads every expert to a fixed size, known without the counts: no sync. Grouped GEMMs with
+// the flex dispatcher keep the counts on the device end to end: HybridEP returns them as a
+// device tensor and TEGroupedMLP's GroupedTensor path never reads them on the host (Megatron-Core
+// experts.py _fused_forward, _apply_packed_bias "without reading token counts on the host"; the
+// whole-MoE-layer CUDA graph of cuda_graph_config.py requires flex + hybridep for that reason):
+// no sync. The all-to-all dispatcher still syncs: NCCL's all_to_all_single takes host split lists.
 bool moe_forward_host_sync(const LayerShape& shape);
 // The forward op after which the synchronization sits (the permutation that precedes the dispatch).
 inline constexpr std::string_view kMoeHostSyncAfter = "moe_permute";

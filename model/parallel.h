@@ -48,6 +48,17 @@ enum class ContextParallelKind { ring, ulysses, all_gather };
 //             megatron/core/transformer/moe/fused_a2a.py): each token crosses the network once
 //             per destination NVLink domain and is forwarded over NVLink to the GPUs there
 enum class ExpertDispatcher { alltoall, deepep };
+// Which grouped GEMM runs a MoE layer's routed experts (model/moe_ops.h prices both):
+//   per_expert  Transformer Engine's GroupedLinear host loop (Megatron-Core TEGroupedMLP): one
+//               cuBLAS GEMM per local expert over 4 streams, per-expert casts and FP8 padding
+//               copies, the token counts read on the host
+//   grouped     one grouped kernel per GEMM over all local experts with the group sizes on the
+//               device (Transformer Engine >= 2.14 GroupedTensor grouped GEMM, TE PRs #2748 and
+//               #2669; Megatron-Core moe_use_grouped_tensor / use_transformer_engine_op_fuser),
+//               and for MXFP8 SwiGLU experts the fused grouped MLP (TE PR #2769,
+//               transformer_engine/pytorch/ops/fused/grouped_mlp.py; Megatron-Bridge
+//               cutedsl_fused_grouped_mlp)
+enum class MoeGroupedGemm { per_expert, grouped };
 
 // Whether `recompute` with `modules` recomputes `module` (the modules act only under selective).
 constexpr bool recomputes_module(Recompute recompute, RecomputeModules modules, RecomputeModule module) {
@@ -84,6 +95,7 @@ struct ParallelConfig {
   int activation_offload_layers = 0;
   ContextParallelKind cp_kind = ContextParallelKind::ring;
   ExpertDispatcher ep_dispatcher = ExpertDispatcher::alltoall;
+  MoeGroupedGemm moe_grouped_gemm = MoeGroupedGemm::per_expert;
 
   // Overlap switches (Megatron-Core flag names in comments); the defaults are Megatron's
   // recommended production settings.

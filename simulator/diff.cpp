@@ -166,6 +166,14 @@ std::vector<Group> groups() {
                  change(p, "overlap_param_gather", x.parallel.overlap_param_gather, y.parallel.overlap_param_gather);
                  return p;
                }});
+  g.push_back({"expert GEMMs",
+               [](Scenario& d, const Scenario& b) { d.parallel.moe_grouped_gemm = b.parallel.moe_grouped_gemm; },
+               [](const Scenario& x, const Scenario& y) {
+                 std::vector<std::string> p;
+                 change(p, "moe_grouped_gemm", enum_name(x.parallel.moe_grouped_gemm),
+                        enum_name(y.parallel.moe_grouped_gemm));
+                 return p;
+               }});
   g.push_back({"attention kernel",
                [](Scenario& d, const Scenario& b) {
                  std::get<TrainingWorkload>(d.workload).attention_kernel = b.training().attention_kernel;

@@ -74,6 +74,12 @@ struct EnumTable<ExpertDispatcher> {
 };
 
 template <>
+struct EnumTable<MoeGroupedGemm> {
+  static constexpr std::array values = {std::pair{MoeGroupedGemm::per_expert, std::string_view("per_expert")},
+                                        std::pair{MoeGroupedGemm::grouped, std::string_view("grouped")}};
+};
+
+template <>
 struct EnumTable<MlpKind> {
   static constexpr std::array values = {std::pair{MlpKind::gelu, std::string_view("gelu")},
                                         std::pair{MlpKind::swiglu, std::string_view("swiglu")}};

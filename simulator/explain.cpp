@@ -288,6 +288,14 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
                   : "Megatron-Core's all-to-all dispatcher: every routed copy of a token is sent on its own",
         {{"parallel.ep_dispatcher", to_deepep ? "deepep" : "alltoall"}});
   }
+  // The grouped GEMM with on-device group sizes (model/moe_ops.h): one kernel per expert GEMM
+  // instead of one per expert, and (with the flex dispatcher) no host sync before the dispatch.
+  if (sc.model.is_moe() && p.moe_grouped_gemm == MoeGroupedGemm::per_expert) {
+    add("expert GEMMs: per_expert -> grouped",
+        "one grouped kernel per expert GEMM with the token counts on the device (Transformer Engine >= 2.14 "
+        "GroupedTensor; for MXFP8 SwiGLU experts the fused grouped MLP)",
+        {{"parallel.moe_grouped_gemm", "grouped"}});
+  }
   if (sc.model.is_moe() && p.expert_tensor_parallel() > 1 &&
       (p.tp * p.cp * p.dp) % p.ep == 0 && sc.model.moe.experts % p.ep == 0) {
     add(fmt::format("expert_tp {} -> 1", p.expert_tensor_parallel()),

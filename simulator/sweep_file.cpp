@@ -113,6 +113,8 @@ std::vector<std::string> auto_values(const std::string& key, const Scenario& bas
     return enum_spellings<ContextParallelKind>();
   } else if (key == "parallel.ep_dispatcher") {
     return enum_spellings<ExpertDispatcher>();
+  } else if (key == "parallel.moe_grouped_gemm") {
+    return enum_spellings<MoeGroupedGemm>();
   } else if (key == "precision" && base.is_training()) {
     std::vector<std::string> words;
     for (DataType t : {DataType::fp32, DataType::tf32, DataType::fp16, DataType::bf16, DataType::fp8}) {

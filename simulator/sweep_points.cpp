@@ -16,7 +16,7 @@ enum class Field {
   tp, pp, dp, cp, ep, expert_tp, vpp, first_stage_layers, last_stage_layers, zero, sequence_parallel,
   overlap_grad_reduce, overlap_param_gather, tp_comm_overlap, ep_comm_overlap, schedule, recompute, recompute_layers,
   recompute_modules,
-  offload, activation_offload_layers, cp_kind, ep_dispatcher, seq_len, global_batch, micro_batch, kernels, attention_kernel, gpus,
+  offload, activation_offload_layers, cp_kind, ep_dispatcher, moe_grouped_gemm, seq_len, global_batch, micro_batch, kernels, attention_kernel, gpus,
   precision
 };
 enum class Kind { integer, boolean, word, module_list };
@@ -51,6 +51,7 @@ constexpr FastKey kFastKeys[] = {
     {"parallel.activation_offload_layers", Field::activation_offload_layers, Kind::integer},
     {"parallel.cp_kind", Field::cp_kind, Kind::word},
     {"parallel.ep_dispatcher", Field::ep_dispatcher, Kind::word},
+    {"parallel.moe_grouped_gemm", Field::moe_grouped_gemm, Kind::word},
     {"training.seq_len", Field::seq_len, Kind::integer},
     {"training.global_batch", Field::global_batch, Kind::integer},
     {"training.micro_batch", Field::micro_batch, Kind::integer},
@@ -122,6 +123,7 @@ std::optional<long long> decode(const FastKey& k, const std::string& text) {
         case Field::offload: return enum_index<Offload>(s);
         case Field::cp_kind: return enum_index<ContextParallelKind>(s);
         case Field::ep_dispatcher: return enum_index<ExpertDispatcher>(s);
+        case Field::moe_grouped_gemm: return enum_index<MoeGroupedGemm>(s);
         case Field::kernels: return enum_index<KernelFusion>(s);
         case Field::attention_kernel: return enum_index<AttentionKernel>(s);
         case Field::precision: {
@@ -165,6 +167,7 @@ void apply(Field f, long long v, Scenario& sc) {
     case Field::activation_offload_layers: p.activation_offload_layers = i; break;
     case Field::cp_kind: p.cp_kind = enum_at<ContextParallelKind>(v); break;
     case Field::ep_dispatcher: p.ep_dispatcher = enum_at<ExpertDispatcher>(v); break;
+    case Field::moe_grouped_gemm: p.moe_grouped_gemm = enum_at<MoeGroupedGemm>(v); break;
     case Field::seq_len: std::get<TrainingWorkload>(sc.workload).seq_len = i; break;
     case Field::global_batch: std::get<TrainingWorkload>(sc.workload).global_batch = i; break;
     case Field::micro_batch: std::get<TrainingWorkload>(sc.workload).micro_batch = i; break;

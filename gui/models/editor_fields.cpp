@@ -112,6 +112,10 @@ std::vector<FieldSpec> editor_fields(const Scenario& s, const Catalog& catalog) 
                        spellings<ExpertDispatcher>(),
                        "How MoE tokens reach their experts: alltoall (one copy per routed expert) or deepep "
                        "(DeepEP/HybridEP: once per NVLink domain, then forwarded over NVLink)"));
+    f.push_back(choice("parallel.moe_grouped_gemm", "Expert GEMMs", P, q(enum_name(p.moe_grouped_gemm)),
+                       spellings<MoeGroupedGemm>(),
+                       "per_expert: Transformer Engine's GroupedLinear loop, one GEMM per expert; grouped: one "
+                       "grouped kernel over all experts with on-device group sizes (TE >= 2.14)"));
   }
   f.push_back(integer("parallel.vpp", "&VPP", P, p.vpp, "chunks",
                       "Model chunks per pipeline rank (interleaved 1F1B when > 1)", 1, 1024));

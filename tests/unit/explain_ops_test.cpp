@@ -105,6 +105,14 @@ TEST_CASE("explain --ops: a MoE scenario's layer kernels reconcile with its comp
     CHECK(k.layers.size() >= 2);
     check_reconciles(k);
   }
+  SUBCASE("Qwen3-30B-A3B in MXFP8 on 8 GB200s with grouped expert GEMMs (parallel.moe_grouped_gemm grouped)") {
+    const std::vector<Override> grouped{{"parallel.moe_grouped_gemm", "grouped"}};
+    const StepKernels k =
+        kernels_of(load_scenario("tests/fixtures/dev_scenarios/mbridge2511_gb200_qwen3_30b_a3b_fp8-mx_8gpu.yaml", grouped));
+    REQUIRE(k.layers.size() == 1);
+    CHECK(k.layers[0].kind == "MoE");
+    check_reconciles(k);
+  }
 }
 
 TEST_CASE("explain --ops rows carry each GEMM's shape and FLOPs (2 m n k x batch) and what bounds it") {
