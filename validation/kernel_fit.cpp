@@ -95,7 +95,6 @@ CostParameters unlimited(const CostParameters& params) {
 struct Role {
   std::string compute;  // efficiency constant of the compute side; empty for memory-bound kinds
   std::string sm_rate;  // SM byte-rate constant of its kind; empty for GEMMs
-  bool hbm_only = false;  // copy/triad: they measure HBM bandwidth (memory.bandwidth_eta)
   bool fitted = true;
   bool misaligned = false;  // a GEMM with a stride that is not a multiple of 16 bytes: sets gemm.misaligned_eta only
 };
@@ -158,23 +157,10 @@ std::string sm_rate_constant(const Op& op, const GpuSpec& gpu) {
   return found;
 }
 
-// The time a point is fitted to: op_time, with copy/triad points held to the HBM limit they measure
-// (op_time prices them as data movement, HBM-bound, already; the override keeps any SM byte rate
-// out of their fit whatever kind a reader gives them).
-double fit_prediction(const Problem& pb, std::size_t i, const CostParameters& params) {
-  const KernelPoint& p = (*pb.points)[i];
-  if (!pb.roles[i].hbm_only) return predict_kernel(p, *pb.gpu, params);
-  CostParameters hbm = params;
-  hbm.for_each_constant([](std::string_view name, double& value, std::string_view) {
-    if (is_sm_rate(name)) value = kHuge;
-  });
-  return predict_kernel(p, *pb.gpu, hbm);
-}
-
 double log_error_sq(const Problem& pb, const std::vector<std::size_t>& subset, const CostParameters& params) {
   double sum = 0.0;
   for (std::size_t i : subset) {
-    const double e = std::log(fit_prediction(pb, i, params) / (*pb.points)[i].measured_s);
+    const double e = std::log(predict_kernel((*pb.points)[i], *pb.gpu, params) / (*pb.points)[i].measured_s);
     sum += e * e;
   }
   return sum;
@@ -215,10 +201,6 @@ CostParameters solve(const Problem& pb, const std::vector<std::size_t>& subset, 
     std::vector<Limit> now(subset.size());
     for (std::size_t r = 0; r < subset.size(); ++r) {
       const Role& role = pb.roles[subset[r]];
-      if (role.hbm_only) {
-        now[r] = Limit::hbm;
-        continue;
-      }
       if (const auto f = forced.find(points[subset[r]].component); f != forced.end()) {
         now[r] = f->second;
         continue;
@@ -314,7 +296,7 @@ CostParameters solve_with_limits(const Problem& pb, const std::vector<std::size_
   std::set<std::string> components;
   for (std::size_t i : subset) {
     const Role& role = pb.roles[i];
-    if (role.compute.empty() && !role.sm_rate.empty() && !role.hbm_only) components.insert((*pb.points)[i].component);
+    if (role.compute.empty() && !role.sm_rate.empty()) components.insert((*pb.points)[i].component);
   }
   forced.clear();
   for (int pass = 0; pass < 3; ++pass) {
@@ -530,7 +512,6 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
       role.compute = efficiency_constant(p.op, gpu.architecture);
     }
     role.sm_rate = sm_rate_constant(p.op, gpu);
-    role.hbm_only = p.component == "memory";
     role.fitted = is_fitted_component(p.component);
     role.misaligned = p.op.kind == OpKind::gemm && gemm_misaligned(p.op.gemm, p.op.dtype);
     if (role.fitted) fitted.push_back(i);
