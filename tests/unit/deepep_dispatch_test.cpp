@@ -16,6 +16,7 @@
 #include "simulator/diagnostics.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/moe_layer.h"
 
 using namespace stepcast;
 
@@ -133,15 +134,11 @@ TEST_CASE("DeepSeek-V3's node limit: a token reaches at most 4 of 8 nodes, 3.6 o
 TEST_CASE("DeepEP sends each token once per remote NVLink domain and forwards it to each GPU there over NVLink") {
   const TransformerSpec* v3 = Catalog::builtin().find_model("deepseek-v3");
   REQUIRE(v3 != nullptr);
-  TrainingWorkload w;
-  w.seq_len = 4096;
-  w.micro_batch = 1;
-  w.global_batch = 1;
   ParallelConfig p;
   p.ep = 64;
   p.expert_tp = 1;
   p.ep_dispatcher = ExpertDispatcher::deepep;
-  const LayerShape s = moe_layer_shape(make_layer_shape(*v3, w, p, PrecisionConfig{}));
+  const LayerShape s = test::one_sequence_moe_layer(*v3, p);
   GroupLayout ep;  // EP 64 over 8 nodes of 8 GPUs (DeepSeek-V3's training layout, report Sec. 3.2)
   ep.size = 64;
   ep.ranks_per_node = 8;
@@ -162,7 +159,7 @@ TEST_CASE("DeepEP sends each token once per remote NVLink domain and forwards it
   one_node.nodes = 1;
   ParallelConfig p8 = p;
   p8.ep = 8;
-  const DeepEpBytes local = moe_deepep_bytes(moe_layer_shape(make_layer_shape(*v3, w, p8, PrecisionConfig{})), one_node);
+  const DeepEpBytes local = moe_deepep_bytes(test::one_sequence_moe_layer(*v3, p8), one_node);
   CHECK(local.network.value() == 0.0);
   CHECK(local.nvlink.value() == doctest::Approx(token * expected_distinct_bins(v3->moe, 8) * 7.0 / 8.0).epsilon(1e-12));
 }

@@ -17,6 +17,7 @@
 #include "simulator/layer_costs.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/moe_layer.h"
 #include "tests/support/op_lookup.h"
 
 using namespace stepcast;
@@ -28,17 +29,12 @@ namespace {
 LayerShape qwen3_layer(DataType compute, MoeGroupedGemm grouped, ExpertDispatcher dispatcher) {
   const TransformerSpec* m = Catalog::builtin().find_model("qwen3-30b-a3b");
   REQUIRE(m != nullptr);
-  TrainingWorkload w;
-  w.seq_len = 4096;
-  w.micro_batch = 1;
-  w.global_batch = 1;
   ParallelConfig p;
   p.ep = 8;
   p.expert_tp = 1;
   p.ep_dispatcher = dispatcher;
   p.moe_grouped_gemm = grouped;
-  PrecisionConfig precision;
-  LayerShape s = moe_layer_shape(make_layer_shape(*m, w, p, precision));
+  LayerShape s = test::one_sequence_moe_layer(*m, p);
   s.compute = compute;
   return s;
 }
