@@ -129,11 +129,24 @@ constexpr std::array<std::pair<double, double>, 3> kFlashReferenceShapes{
 
 }  // namespace
 
+FlashScheduleTerms flash_schedule_terms(const CostParameters& params) {
+  return {params.flash_shape_tile, params.flash_shape_cta_overhead_blocks, params.flash_shape_tail_fraction};
+}
+
+FlashScheduleTerms flash_schedule_terms(const AttentionShape& shape, GpuArchitecture arch, const CostParameters& params) {
+  if (shape.kernel == AttentionKernel::flash2 && arch == GpuArchitecture::hopper) return kFlash2HopperSchedule;
+  return flash_schedule_terms(params);
+}
+
 double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, const CostParameters& params) {
-  const double tile = params.flash_shape_tile;
+  return flash_schedule_efficiency(shape, sm_count, flash_schedule_terms(params));
+}
+
+double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, const FlashScheduleTerms& terms) {
+  const double tile = terms.tile;
   if (tile <= 0.0 || shape.batch_heads <= 0.0 || shape.seq_q <= 0.0 || shape.seq_kv <= 0.0) return 1.0;
   const double sms = std::max(sm_count, 1);
-  const double overhead = params.flash_shape_cta_overhead_blocks;
+  const double overhead = terms.cta_overhead_blocks;
   const double q_tiles = std::ceil(shape.seq_q / tile);
   const double kv_blocks = std::ceil(shape.seq_kv / tile);
   if (!shape.causal) {
@@ -152,7 +165,7 @@ double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, cons
     counted = shape.batch_heads * pairs / (tile * tile);
     const double longest = v.longest + overhead;
     makespan = std::max(shape.batch_heads * (v.total + q_tiles * overhead) / sms +
-                            params.flash_shape_tail_fraction * longest,
+                            terms.tail_fraction * longest,
                         longest);
   };
   double counted = 0.0, makespan = 0.0;
@@ -170,9 +183,13 @@ double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, cons
 }
 
 double flash_reference_schedule_efficiency(const CostParameters& params) {
+  return flash_reference_schedule_efficiency(flash_schedule_terms(params));
+}
+
+double flash_reference_schedule_efficiency(const FlashScheduleTerms& terms) {
   double sum = 0.0;
   for (const auto& [batch_heads, seq] : kFlashReferenceShapes) {
-    sum += flash_schedule_efficiency({batch_heads, seq, seq, 128.0, true}, kFlashReferenceSms, params);
+    sum += flash_schedule_efficiency({batch_heads, seq, seq, 128.0, true}, kFlashReferenceSms, terms);
   }
   return sum / static_cast<double>(kFlashReferenceShapes.size());
 }
@@ -274,9 +291,10 @@ OpTiming op_timing(const Op& op, const GpuSpec& gpu, const CostParameters& param
       const double eta = backward ? params.flash_backward_eta(gpu.architecture, op.attention.kernel)
                                   : params.flash_forward_eta(gpu.architecture, op.attention.kernel);
       // The etas hold at their measured shapes: a known shape scales by its schedule over theirs.
+      const FlashScheduleTerms terms = flash_schedule_terms(op.attention, gpu.architecture, params);
       const double schedule = op.attention.batch_heads > 0.0
-                                  ? flash_schedule_efficiency(op.attention, gpu.sm_count, params) /
-                                        flash_reference_schedule_efficiency(params)
+                                  ? flash_schedule_efficiency(op.attention, gpu.sm_count, terms) /
+                                        flash_reference_schedule_efficiency(terms)
                                   : 1.0;
       compute = op.flops / (sustained * eta * schedule *
                             flash_head_dim_efficiency(op.attention.head_dim, gpu.architecture, backward, params));

@@ -75,10 +75,42 @@ bool gemm_misaligned(const GemmShape& shape, DataType dtype);
 // windowed layers' work and makespans. 1 when the shape is unknown or flash_shape_tile is 0.
 double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, const CostParameters& params);
 
+// The three terms of that split: query/key tile (0: off), per-CTA overhead in key blocks, and the
+// tail (the share of the longest causal CTA the last SM runs past the average).
+struct FlashScheduleTerms {
+  double tile = 0.0;
+  double cta_overhead_blocks = 0.0;
+  double tail_fraction = 0.0;
+};
+// CostParameters::flash_shape_* (the generation's best kernel; off by default, on in a calibration).
+FlashScheduleTerms flash_schedule_terms(const CostParameters& params);
+double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, const FlashScheduleTerms& terms);
+
+// FlashAttention-2's split on Hopper (training.attention_kernel: flash2), always on: FA2 launches
+// one CTA per 128-query tile of each (sequence, head) (grid = query tiles x batch x heads, Dao 2023,
+// arXiv:2307.08691, Sec. 3.2 "Parallelism") and has no persistent scheduler, so its speed rises with
+// the number and length of its CTAs. Fitted (scripts/fit_flash2_schedule.py; least squares in log
+// time, each pass free in scale, the tail held at or below 1, the list-scheduling bound) to
+// FlashAttention-3's FlashAttention-2 bars on an H100 SXM5 (Shah et al. 2024, arXiv:2407.08608,
+// Fig. 5(d) forward causal and Fig. 6(b) backward non-causal, head dim 128, seq 512-16K at 16K
+// tokens: tests/fixtures/reference/flash2_hopper.yaml): overhead 1.5 blocks, tail 1.0, rms log
+// error 0.035 (0.17 with no schedule). The Hopper flash2 ratios (model/cost_parameters.h) were
+// measured at the reference shapes below, so op_time prices flash2 at ratio x this schedule over
+// the reference's: at those shapes it predicts the harness's own relative FA2 speeds 0.92, 1.09,
+// 0.99 (measured forward 0.94, 1.10, 0.96; backward 0.95, 1.14, 0.92), and Llama 3 8B's 32 heads at
+// 32K run 1.45x the reference's rate. Ampere's etas were read at the FlashAttention-2 paper's own
+// 2K-4K shapes, where FA2 is within 8% of its 16K speed (the same figures), so no schedule is
+// applied there (flash2 on Ampere is `best`).
+inline constexpr FlashScheduleTerms kFlash2HopperSchedule{128.0, 1.5, 1.0};
+
+// The split op_time applies to a flash op: FlashAttention-2's on Hopper, else the CostParameters one.
+FlashScheduleTerms flash_schedule_terms(const AttentionShape& shape, GpuArchitecture arch, const CostParameters& params);
+
 // flash_schedule_efficiency at the shapes the flash etas were measured at (the H200 torch SDPA
 // rows: (b x h, seq) = (16, 4096), (32, 4096), (64, 2048), causal, 132 SMs), their mean. op_time
 // prices a known attention shape at eta x its schedule efficiency / this one.
 double flash_reference_schedule_efficiency(const CostParameters& params);
+double flash_reference_schedule_efficiency(const FlashScheduleTerms& terms);
 
 // SM clocks one score of fused attention at `head_dim` takes on `arch`: the tensor-core work
 // (4 x d FLOPs forward, 10 x d backward, at dense_16bit_flops_per_sm_clock) or the shared-memory
