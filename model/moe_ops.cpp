@@ -30,6 +30,15 @@ Op router_gemm(std::string_view name, const LayerShape& s, double m, double n, d
 
 bool grouped(const LayerShape& s) { return s.moe_grouped_gemm == MoeGroupedGemm::grouped; }
 
+// The all-to-all dispatcher's sort of the received chunks by expert (and its inverse before the
+// combine): only that dispatcher, over EP, with several local experts (model/moe_ops.h).
+bool sorts_chunks(const LayerShape& s, const MoeRouting& r) {
+  return s.ep_dispatcher == ExpertDispatcher::alltoall && s.ep > 1 && r.local_experts > 1.0;
+}
+// Whether the permute and unpermute run as kernels of their own: not with HybridEP over EP, whose
+// dispatch and combine kernels do them (model/moe_ops.h).
+bool permutes_separately(const LayerShape& s) { return !(s.ep_dispatcher == ExpertDispatcher::hybridep && s.ep > 1); }
+
 // Whether the routed experts run Transformer Engine's fused grouped MLP (TE PR #2769, "GEMM +
 // SwiGLU fused grouped MLP for MXFP8"; transformer_engine/pytorch/ops/fused/grouped_mlp.py, the
 // fused forward and backward over GroupedLinear -> ScaledSwiGLU -> GroupedLinear, which
@@ -187,8 +196,12 @@ MoeRouting moe_routing(const LayerShape& s) {
 }
 
 bool moe_forward_host_sync(const LayerShape& s) {
-  if (grouped(s) && s.ep_dispatcher == ExpertDispatcher::deepep) return false;
+  if (grouped(s) && is_flex_dispatcher(s.ep_dispatcher)) return false;
   return s.moe_layer && s.moe.capacity_factor <= 0.0 && (s.ep > 1 || s.expert_tp > 1);
+}
+
+std::string_view moe_host_sync_after(const LayerShape& s) {
+  return is_flex_dispatcher(s.ep_dispatcher) ? kMoeFlexHostSyncAfter : kMoeHostSyncAfter;
 }
 
 Bytes moe_all_to_all_bytes(const LayerShape& s) {
@@ -307,10 +320,10 @@ void push_moe_forward(OpList& ops, const LayerShape& s) {
   // Softmax (or sigmoid) over E logits and top-k: read the logits, write probabilities and indices.
   ops.push(reduction_op("router_topk", r.tokens * E * (2.0 * kRouterProbabilityBytes)));
   // Permute: gather each token's hidden state into its top_k experts' slots.
-  ops.push(data_movement_op("moe_permute", r.tokens * s.moe.top_k * h * 2.0 * e));
+  if (permutes_separately(s)) ops.push(data_movement_op("moe_permute", r.tokens * s.moe.top_k * h * 2.0 * e));
   // After the all-to-all, tokens arrive grouped by source rank; with several local experts they are
   // re-sorted by expert (Megatron's sort_chunks_by_idxs).
-  if (s.ep > 1 && r.local_experts > 1.0) ops.push(data_movement_op("moe_sort_chunks", r.rows * h * 2.0 * e));
+  if (sorts_chunks(s, r)) ops.push(data_movement_op("moe_sort_chunks", r.rows * h * 2.0 * e));
   const bool padded = pads_expert_rows(s, r);
   if (padded) {
     Op pad = data_movement_op("experts_fp8_padding", expert_rows_copy_bytes(s, r));
@@ -334,9 +347,11 @@ void push_moe_forward(OpList& ops, const LayerShape& s) {
   }
   if (padded) ops.push(data_movement_op("experts_fp8_unpadding", expert_rows_copy_bytes(s, r)));
   if (s.linear_bias && !fused_grouped_mlp(s)) ops.push(expert_bias_op(s, r, false));
-  if (s.ep > 1 && r.local_experts > 1.0) ops.push(data_movement_op("moe_unsort_chunks", r.rows * h * 2.0 * e));
+  if (sorts_chunks(s, r)) ops.push(data_movement_op("moe_unsort_chunks", r.rows * h * 2.0 * e));
   // Unpermute: each token's top_k expert outputs weighted by their router probabilities and summed.
-  ops.push(data_movement_op("moe_unpermute", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
+  if (permutes_separately(s)) {
+    ops.push(data_movement_op("moe_unpermute", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
+  }
   if (r.shared_ffn > 0.0) {
     const double T = s.tokens();
     ops.push(gemm("shared_fc1", s, T, gated * r.shared_ffn, h));
@@ -361,8 +376,10 @@ void push_moe_backward(OpList& ops, const LayerShape& s) {
   }
   // Unpermute backward: the output gradient copied to each of the top_k slots (scaled by its
   // probability), plus the probabilities' gradient (a dot product per slot with the saved outputs).
-  ops.push(data_movement_op("moe_unpermute.backward", r.tokens * h * e + r.tokens * s.moe.top_k * h * 2.0 * e));
-  if (s.ep > 1 && r.local_experts > 1.0) ops.push(data_movement_op("moe_sort_chunks.backward", r.rows * h * 2.0 * e));
+  if (permutes_separately(s)) {
+    ops.push(data_movement_op("moe_unpermute.backward", r.tokens * h * e + r.tokens * s.moe.top_k * h * 2.0 * e));
+  }
+  if (sorts_chunks(s, r)) ops.push(data_movement_op("moe_sort_chunks.backward", r.rows * h * 2.0 * e));
   const bool fused = fused_grouped_mlp(s);
   if (s.linear_bias && !fused) ops.push(expert_bias_op(s, r, true));
   const bool padded = pads_expert_rows(s, r);
@@ -385,9 +402,11 @@ void push_moe_backward(OpList& ops, const LayerShape& s) {
   push_grouped_gemm_backward(ops, "experts_fc1.dgrad", "experts_fc1.wgrad", s, r.expert_rows, gated * r.expert_ffn,
                              h, r.local_experts);
   if (padded) ops.push(data_movement_op("experts_fp8_padding.backward", expert_rows_copy_bytes(s, r)));
-  if (s.ep > 1 && r.local_experts > 1.0) ops.push(data_movement_op("moe_unsort_chunks.backward", r.rows * h * 2.0 * e));
+  if (sorts_chunks(s, r)) ops.push(data_movement_op("moe_unsort_chunks.backward", r.rows * h * 2.0 * e));
   // Permute backward: the top_k slot gradients of each token summed back into it.
-  ops.push(data_movement_op("moe_permute.backward", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
+  if (permutes_separately(s)) {
+    ops.push(data_movement_op("moe_permute.backward", r.tokens * s.moe.top_k * h * e + r.tokens * h * e));
+  }
   ops.push(reduction_op("router_topk.backward", r.tokens * E * (3.0 * kRouterProbabilityBytes)));
   ops.push(router_gemm("router.dgrad", s, r.tokens, h, E));
   Op router_wgrad = router_gemm("router.wgrad", s, h, E, r.tokens, ops::main_grad_accumulate_bytes(s));

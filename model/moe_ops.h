@@ -32,6 +32,23 @@
 // FP8 training quantizes each expert's GEMM inputs (and output gradients) per expert
 // ("experts_fp8_casts"; the dense layer casts count the attention block and shared experts).
 // Dropless routing over EP synchronizes the host before the dispatch (moe_forward_host_sync).
+// The permutations depend on the dispatcher (model/parallel.h ExpertDispatcher; Megatron-Core
+// megatron/core/transformer/moe/token_dispatcher.py):
+//   alltoall  permute before the all-to-all (each token into its top_k slots), then the received
+//             chunks, grouped by source rank, re-sorted by expert (sort_chunks_by_idxs) when a rank
+//             holds several experts; the combine runs the inverses (unsort, all-to-all, unpermute)
+//   deepep    the flex dispatcher sends each token itself, not its copies, and permutes what it
+//             received into expert order after the dispatch (_DeepepManager
+//             get_permuted_hidden_states_by_experts -> permute with the dispatched routing map;
+//             unpermute before the combine): one permute and one unpermute, no chunk sort. Priced
+//             as moe_permute / moe_unpermute (rows copies: equal to the all-to-all dispatcher's
+//             token x top_k copies, as rows = tokens x top_k over the EP group)
+//   hybridep  HybridEP's dispatch permutes the tokens for the experts inside the dispatch kernel
+//             and its combine unpermutes inside the combine kernel (_HybridEPManager docstring:
+//             "Permute tokens for communication, perform all-to-all communication, and permute
+//             tokens for experts in single step"; dispatch_with_permute / combine_with_unpermute):
+//             no permutation kernels of their own (with ep > 1; with ep 1 there is no dispatch
+//             kernel and the permutations stay)
 // That is parallel.moe_grouped_gemm per_expert, the default. With `grouped` (model/parallel.h)
 // each expert GEMM is one grouped kernel over all local experts, its group sizes on the device
 // (Transformer Engine >= 2.14 GroupedTensor grouped GEMM, TE PRs #2748 / #2669): one launch whose
@@ -85,8 +102,14 @@ MoeRouting moe_routing(const LayerShape& shape);
 // whole-MoE-layer CUDA graph of cuda_graph_config.py requires flex + hybridep for that reason):
 // no sync. The all-to-all dispatcher still syncs: NCCL's all_to_all_single takes host split lists.
 bool moe_forward_host_sync(const LayerShape& shape);
-// The forward op after which the synchronization sits (the permutation that precedes the dispatch).
+// The forward op after which the synchronization sits: the all-to-all dispatcher copies the counts
+// to the host after its permutation, before the all-to-all ("moe_permute"); the flex dispatcher
+// needs them at the dispatch itself, right after routing (HybridEP's metadata preprocessing copies
+// them to the host when num_permuted_tokens is not given; DeepEP's permute sizes its output with
+// tokens_per_expert.sum().item()): "router_topk".
 inline constexpr std::string_view kMoeHostSyncAfter = "moe_permute";
+inline constexpr std::string_view kMoeFlexHostSyncAfter = "router_topk";
+std::string_view moe_host_sync_after(const LayerShape& shape);
 
 // Appends the MoE MLP's kernels (post-attention norm and residual add excluded: the layer owns them).
 void push_moe_forward(OpList& ops, const LayerShape& shape);

@@ -40,14 +40,23 @@ struct RecomputeModules {
 };
 // How context-parallel ranks exchange keys and values (model/context_parallel.h).
 enum class ContextParallelKind { ring, ulysses, all_gather };
-// How MoE layers move tokens to their experts over the EP group (model/moe_ops.h prices both):
+// How MoE layers move tokens to their experts over the EP group (model/moe_ops.h prices them):
 //   alltoall  Megatron-Core's all-to-all token dispatcher (--moe-token-dispatcher-type alltoall):
-//             every routed token copy sent on its own, over NCCL's all-to-all
+//             every routed token copy sent on its own, over NCCL's all-to-all, with a permute
+//             before it and a sort of the received chunks by expert after it (and their inverses
+//             around the combine)
 //   deepep    the flex dispatcher (--moe-token-dispatcher-type flex) with DeepEP's normal kernels
-//             or NVIDIA's HybridEP (--moe-flex-dispatcher-backend deepep | hybridep,
-//             megatron/core/transformer/moe/fused_a2a.py): each token crosses the network once
-//             per destination NVLink domain and is forwarded over NVLink to the GPUs there
-enum class ExpertDispatcher { alltoall, deepep };
+//             (--moe-flex-dispatcher-backend deepep, megatron/core/transformer/moe/fused_a2a.py):
+//             each token crosses the network once per destination NVLink domain and is forwarded
+//             over NVLink to the GPUs there; the received tokens are permuted into expert order
+//             (no chunk sort) and unpermuted before the combine
+//   hybridep  the flex dispatcher with NVIDIA's HybridEP backend (--moe-flex-dispatcher-backend
+//             hybridep): deepep's traffic, with the permutations fused into the dispatch and
+//             combine kernels (token_dispatcher.py _HybridEPManager: dispatch_with_permute,
+//             combine_with_unpermute)
+enum class ExpertDispatcher { alltoall, deepep, hybridep };
+// Whether `d` is the flex dispatcher (DeepEP or HybridEP backend): node-deduplicated traffic.
+constexpr bool is_flex_dispatcher(ExpertDispatcher d) { return d != ExpertDispatcher::alltoall; }
 // Which grouped GEMM runs a MoE layer's routed experts (model/moe_ops.h prices both):
 //   per_expert  Transformer Engine's GroupedLinear host loop (Megatron-Core TEGroupedMLP): one
 //               cuBLAS GEMM per local expert over 4 streams, per-expert casts and FP8 padding

@@ -52,10 +52,11 @@ One rule per field, the same for every row (never tuned per row):
                @01b2977e518f). The recipes' versions read are newer than some rows (the DeepSeek-V3
                file names the hybridep dispatcher, after 25.09): the layout match is the evidence
                that the row ran that config, not proof.
-  dispatcher   ep_dispatcher: deepep where the row's matching recipe (RECIPES, the `recompute`
-               rule's layout match) runs Megatron-Core's flex token dispatcher with DeepEP or
-               HybridEP (moe_token_dispatcher_type flex, moe_flex_dispatcher_backend deepep or
-               hybridep); alltoall otherwise (Megatron-Core's default). Read: DeepSeek-V3 H100
+  dispatcher   ep_dispatcher: deepep or hybridep where the row's matching recipe (RECIPES, the
+               `recompute` rule's layout match) runs Megatron-Core's flex token dispatcher with that
+               backend (moe_token_dispatcher_type flex, moe_flex_dispatcher_backend deepep |
+               hybridep; enable_deepep=True is DeepEP); alltoall otherwise (Megatron-Core's
+               default). Read: DeepSeek-V3 H100
                25.09: deepseek/deepseek_llm_pretrain.py @013284246bc0
                deepseek_v3_h100_1024gpus_fp8_config calls the recipe with enable_deepep=True, which
                applies DeepEP's flex dispatcher (src/megatron/bridge/recipes/deepseek/deepseek_v3.py
@@ -150,12 +151,12 @@ RECIPES = {
         "DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V1 (= B200_V1)",
         MBRIDGE + "deepseek/deepseek_workload_base_configs.py @042641823051",
         (256, 1, 16, 1, 8, None, 1, 2048), ["mla_up_proj"],
-        {"ep_dispatcher": "deepep"}),  # B200_V1: moe_flex_dispatcher_backend="hybridep"
+        {"ep_dispatcher": "hybridep"}),  # B200_V1: moe_flex_dispatcher_backend="hybridep"
     "mbridge2511_gb200_deepseekv3_bf16_256gpu": (
         "DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_BF16_V2",
         MBRIDGE + "deepseek/deepseek_workload_base_configs.py @042641823051",
         (256, 1, 4, 1, 64, 4, 1, 4096), ["mla_up_proj"],
-        {"ep_dispatcher": "deepep"}),  # GB200_V1: moe_flex_dispatcher_backend="hybridep"
+        {"ep_dispatcher": "hybridep"}),  # GB200_V1: moe_flex_dispatcher_backend="hybridep"
     # Qwen3 configs set no recompute_modules (set_qwen3_common_configs: recompute_granularity None).
     "mbridge2511_gb200_qwen3_30b_a3b_fp8-mx_8gpu": (
         "QWEN3_30B_A3B_PRETRAIN_CONFIG_GB200_FP8_MX_V1",
@@ -163,7 +164,7 @@ RECIPES = {
         (8, 1, 1, 1, 8, None, 4, 512), None,
         # moe_flex_dispatcher_backend="hybridep"; qwen/qwen3_llm_pretrain.py
         # qwen3_30b_a3b_pretrain_config_gb200 sets moe_token_dispatcher_type = "flex".
-        {"ep_dispatcher": "deepep"}),
+        {"ep_dispatcher": "hybridep"}),
     "mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu": (
         "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1",
         MBRIDGE + "qwen/qwen3_workload_base_configs.py @01b2977e518f",

@@ -70,7 +70,8 @@ struct EnumTable<ContextParallelKind> {
 template <>
 struct EnumTable<ExpertDispatcher> {
   static constexpr std::array values = {std::pair{ExpertDispatcher::alltoall, std::string_view("alltoall")},
-                                        std::pair{ExpertDispatcher::deepep, std::string_view("deepep")}};
+                                        std::pair{ExpertDispatcher::deepep, std::string_view("deepep")},
+                                        std::pair{ExpertDispatcher::hybridep, std::string_view("hybridep")}};
 };
 
 template <>

@@ -407,7 +407,7 @@ std::string bottleneck_words(const std::string& key, const Scenario& sc, const T
   if (key == "ep_comm_exposed") {
     return fmt::format("{} on the critical path: per MoE layer a dispatch and a combine over EP {} in the forward "
                        "and again in the backward{}{}",
-                       par.ep_dispatcher == ExpertDispatcher::deepep
+                       is_flex_dispatcher(par.ep_dispatcher)
                            ? "MoE DeepEP/HybridEP exchanges (each token once per destination NVLink domain, then NVLink)"
                            : "MoE all-to-alls",
                        par.ep, par.expert_tensor_parallel() > 1 ? fmt::format(", with expert-TP {} gathers and scatters",

@@ -100,7 +100,7 @@ void append_unbounded(KernelPass& pass, const Op& op, const LayerCostInputs& in)
 LayerKernels layer_kernels(const LayerCostInputs& in) {
   const LayerShape& s = *in.shape;
   const OpList forward = layer_forward_ops(s);
-  const std::string_view split = moe_forward_host_sync(s) ? kMoeHostSyncAfter : std::string_view{};
+  const std::string_view split = moe_forward_host_sync(s) ? moe_host_sync_after(s) : std::string_view{};
   LayerKernels k;
   k.forward = training_kernels(forward, in, split);
   k.backward = training_kernels(layer_backward_ops(s), in);

@@ -10,7 +10,7 @@
 // host's time per launch, CostParameters::training_host_dispatch_s), the GPU idling for the host
 // when the host is slower (model/op_time.h ops_time). A layer pass is one stretch, except a MoE
 // forward that synchronizes with the host before its all-to-all (model/moe_ops.h
-// moe_forward_host_sync): two, split after kMoeHostSyncAfter. Unbounded ops follow the stretches
+// moe_forward_host_sync): two, split after moe_host_sync_after. Unbounded ops follow the stretches
 // and add their GPU time alone: only the ZeRO-3 weight cast of FP8 compute over 16-bit parameters
 // (model/layer_ops.h weight_quantize_op), which the prediction adds to each pass's compute.
 

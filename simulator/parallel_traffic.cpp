@@ -62,8 +62,8 @@ void add_expert_and_context_traffic(const LayerCostInputs& in, const OpList& for
   if (s.moe_layer && (s.ep > 1 || s.expert_tp > 1)) {
     Seconds exchange(0.0);  // one dispatch or combine exchange on the EP group
     if (s.ep > 1) {
-      assert(s.ep_dispatcher != ExpertDispatcher::deepep || in.system != nullptr);
-      exchange = s.ep_dispatcher == ExpertDispatcher::deepep
+      assert(!is_flex_dispatcher(s.ep_dispatcher) || in.system != nullptr);
+      exchange = is_flex_dispatcher(s.ep_dispatcher)
                      ? moe_deepep_time(s, in.ep_group, *in.system, *in.params)
                      : net.time(CollectiveOp::all_to_all, moe_all_to_all_bytes(s), in.ep_group);
     }
