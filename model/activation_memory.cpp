@@ -68,13 +68,19 @@ LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute
     const MoeRouting r = moe_routing(s);
     const double gated = s.mlp == MlpKind::swiglu ? 2.0 : 1.0;
     const double activation_output = dropped(RecomputeModule::moe_act) ? 0.0 : g * r.rows * r.expert_ffn;
+    // A clamped activation (model/moe_ops.h moe_activation_clamped) keeps FC1's output for the
+    // clamps' backward and the clamped copy for the fused activation's: one more 16-bit FC1 output
+    // (the moe_act checkpoint keeps only FC1's output).
+    const double clamped_copy = moe_activation_clamped(s) && !dropped(RecomputeModule::moe_act)
+                                    ? e * gated * r.rows * r.expert_ffn
+                                    : 0.0;
     const double shared_input = quantized && r.shared_ffn > 0.0 ? g * Tn * h : 0.0;
     const double shared = dropped(RecomputeModule::shared_experts)
                               ? 0.0
                               : shared_input + T * (e * gated + g) * r.shared_ffn;
     mlp_inner = dropped(RecomputeModule::moe) ? 0.0
                                               : 4.0 * r.tokens * s.moe.experts + r.rows * (g * h + e * gated * r.expert_ffn) +
-                                                    activation_output + shared;
+                                                    activation_output + clamped_copy + shared;
   }
   double core = 0.0;
   if (!s.flash_attention && !dropped(RecomputeModule::core_attn)) {

@@ -434,7 +434,7 @@ OpList selective_recompute_forward_ops(const LayerShape& s, RecomputeModules mod
     if (modules.has(shared_experts) && (n == "shared_fc1" || n == "shared_swiglu" || n == "shared_gelu" || n == "shared_fc2")) {
       return true;
     }
-    return modules.has(moe_act) && (n == "experts_swiglu" || n == "experts_gelu");
+    return modules.has(moe_act) && (n == "experts_glu_clamp" || n == "experts_swiglu" || n == "experts_gelu");
   };
   const bool picks = modules.has(layernorm) || modules.has(mla_up_proj) || modules.has(mlp) ||
                      modules.has(shared_experts) || modules.has(moe_act);
@@ -552,6 +552,7 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.moe_grouped_gemm = parallel.moe_grouped_gemm;
   s.window = model.sliding_window;
   s.windowed_fraction = model.windowed_layer_fraction();
+  s.activation_clamp = model.activation_clamp;
   return s;
 }
 

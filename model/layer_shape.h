@@ -65,6 +65,8 @@ struct LayerShape {
   // One shape prices the average layer (exact over a stage holding whole window/full periods).
   double window = 0.0;
   double windowed_fraction = 0.0;
+  // The gated activation's clamp (TransformerSpec::activation_clamp; 0: none).
+  double activation_clamp = 0.0;
 
   [[nodiscard]] double tokens() const { return micro_batch * seq; }  // b*s
   [[nodiscard]] double t() const { return static_cast<double>(tp); }

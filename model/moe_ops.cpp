@@ -163,6 +163,38 @@ constexpr double kExpertBiasBackwardBytesPerElement = 36.0;
 constexpr double kExpertBiasForwardKernelsPerExpert = 2.0, kExpertBiasForwardKernels = 2.0;
 constexpr double kExpertBiasBackwardKernelsPerExpert = 5.0, kExpertBiasBackwardKernels = 1.0;
 
+// A clamped gated activation (TransformerSpec::activation_clamp; GPT-OSS) runs in the experts as
+// Megatron-Core's weighted_bias_quick_geglu_impl (megatron/core/fusions/fused_bias_geglu.py, which
+// TEGroupedMLP.bias_act_func calls under bias_activation_fusion with activation_func_clamp_value
+// set; FC1's bias is already added in FC1's GEMM, skip_bias_add False): in PyTorch, before the
+// fused activation kernel,
+//   x_glu, x_linear = input.chunk(2, -1)
+//   input = torch.cat((x_glu.clamp(max=v), x_linear.clamp(min=-v, max=v)), -1)
+// and the fused kernel then reads the clamped copy. Per FC1 output row of 2 f elements (f the
+// expert FFN width, e bytes each):
+//   forward   each clamp reads and writes its half (2 x 2 f e), the cat reads both halves and
+//             writes the copy (4 f e)                                                   = 8 f e
+//   backward  each clamp's backward reads the gradient and the saved input half and writes the
+//             masked gradient (2 x 3 f e); chunk's backward joins the two halves into one
+//             gradient (autograd's split_backward is a cat: 4 f e)                         = 10 f e
+// three kernels each way. Moving bytes only, they are HBM-bound (OpKind::data_movement). The
+// activation's recomputation (moe_act) re-runs the forward ones.
+constexpr double kClampForwardElementPassesPerFfnColumn = 8.0;
+constexpr double kClampBackwardElementPassesPerFfnColumn = 10.0;
+constexpr double kClampKernels = 3.0;
+
+bool clamps_activation(const LayerShape& s) {
+  return s.activation_clamp > 0.0 && s.mlp == MlpKind::swiglu && !fused_grouped_mlp(s);
+}
+
+Op expert_clamp_op(const LayerShape& s, const MoeRouting& r, bool backward) {
+  const double passes = backward ? kClampBackwardElementPassesPerFfnColumn : kClampForwardElementPassesPerFfnColumn;
+  Op op = data_movement_op(backward ? "experts_glu_clamp.backward" : "experts_glu_clamp",
+                           r.rows * r.expert_ffn * passes * s.activation_bytes);
+  op.launches = kClampKernels;
+  return op;
+}
+
 Op expert_bias_op(const LayerShape& s, const MoeRouting& r, bool backward) {
   const double elements = r.rows * s.hidden;
   Op op = memory_op(backward ? "experts_fc2_bias.backward" : "experts_fc2_bias",
@@ -194,6 +226,10 @@ MoeRouting moe_routing(const LayerShape& s) {
   r.shared_ffn = moe.shared_experts * static_cast<double>(moe.ffn_hidden) / s.t();
   return r;
 }
+
+bool moe_activation_clamped(const LayerShape& s) { return clamps_activation(s); }
+
+bool moe_activation_host_sync(const LayerShape& s) { return clamps_activation(s); }
 
 bool moe_forward_host_sync(const LayerShape& s) {
   if (grouped(s) && is_flex_dispatcher(s.ep_dispatcher)) return false;
@@ -341,6 +377,7 @@ void push_moe_forward(OpList& ops, const LayerShape& s) {
     ops.push(grouped_gemm("experts_fc2", s, r.expert_rows, h, r.expert_ffn, r.local_experts));
   } else {
     ops.push(grouped_gemm("experts_fc1", s, r.expert_rows, gated * r.expert_ffn, h, r.local_experts));
+    if (clamps_activation(s)) ops.push(expert_clamp_op(s, r, false));
     ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu" : "experts_gelu",
                        r.rows * r.expert_ffn * (gated + 1.0) * e));
     ops.push(grouped_gemm("experts_fc2", s, r.expert_rows, h, r.expert_ffn, r.local_experts));
@@ -398,6 +435,7 @@ void push_moe_backward(OpList& ops, const LayerShape& s) {
                                r.local_experts);
     ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu.backward" : "experts_gelu.backward",
                        r.rows * r.expert_ffn * (2.0 * gated + 1.0) * e));
+    if (clamps_activation(s)) ops.push(expert_clamp_op(s, r, true));
   }
   push_grouped_gemm_backward(ops, "experts_fc1.dgrad", "experts_fc1.wgrad", s, r.expert_rows, gated * r.expert_ffn,
                              h, r.local_experts);

@@ -61,7 +61,9 @@
 // quantized GEMMs' row alignment and back after FC2 (Transformer Engine's Fp8Padding /
 // Fp8Unpadding in TEGroupedMLP), forward and backward: "experts_fp8_padding" and its kin. Experts
 // with biases add FC2's bias, weighted by the router probabilities, in PyTorch per expert
-// ("experts_fc2_bias", TEGroupedMLP._apply_bias).
+// ("experts_fc2_bias", TEGroupedMLP._apply_bias). A clamped gated activation (GPT-OSS) clamps
+// FC1's output halves and concatenates them in PyTorch before the fused activation, and runs
+// their autograd backward ("experts_glu_clamp", Megatron-Core weighted_bias_quick_geglu_impl).
 
 #include <string_view>
 
@@ -102,6 +104,21 @@ MoeRouting moe_routing(const LayerShape& shape);
 // whole-MoE-layer CUDA graph of cuda_graph_config.py requires flex + hybridep for that reason):
 // no sync. The all-to-all dispatcher still syncs: NCCL's all_to_all_single takes host split lists.
 bool moe_forward_host_sync(const LayerShape& shape);
+// Whether the experts' gated activation runs Megatron-Core's clamp in PyTorch before the fused
+// activation kernel (LayerShape::activation_clamp > 0, gated, not TE's fused grouped MLP): the
+// "experts_glu_clamp" ops, and one more 16-bit copy of FC1's output kept for the backward.
+bool moe_activation_clamped(const LayerShape& shape);
+// Megatron-Core's weighted_bias_quick_geglu_impl (fused_bias_geglu.py; the clamped activation
+// above is this path, GPT-OSS's quick-GELU GEGLU) builds its linear offset as a new device tensor
+// on every call, `torch.tensor(linear_offset, dtype=..., device=input.device)`: a host-to-device
+// copy of a Python scalar, which PyTorch runs blocking (copy_ without non_blocking: cudaMemcpyAsync
+// then cudaStreamSynchronize, c10/cuda memcpy_and_sync). The host waits for every queued kernel
+// (FC1 and the clamps), and the GPU then idles until the host has dispatched the rest of the layer:
+// the ops after kMoeActivationHostSyncAfter are bounded by their own dispatch time, as after the
+// token-count synchronization. The sync in the activation's recomputation (moe_act, inside the
+// backward) is not priced.
+bool moe_activation_host_sync(const LayerShape& shape);
+inline constexpr std::string_view kMoeActivationHostSyncAfter = "experts_glu_clamp";
 // The forward op after which the synchronization sits: the all-to-all dispatcher copies the counts
 // to the host after its permutation, before the all-to-all ("moe_permute"); the flex dispatcher
 // needs them at the dispatch itself, right after routing (HybridEP's metadata preprocessing copies

@@ -79,6 +79,12 @@ struct TransformerSpec {
   // window_attn_skip_freq); 0 = every layer uses the window.
   int sliding_window = 0;
   int full_attention_every = 0;
+  // Clamped gated activation (GPT-OSS: swiglu_limit 7.0 in its Hugging Face config; Megatron-Core's
+  // activation_func_clamp_value): before the activation, the gate half of FC1's output is clamped
+  // to at most this value and the linear half to [-value, value]. 0 = no clamp. The clamp itself
+  // is free arithmetic; what it costs is how Megatron-Core runs it in the experts, outside the
+  // fused activation kernel (model/moe_ops.h).
+  double activation_clamp = 0.0;
 
   [[nodiscard]] bool is_moe() const { return moe.is_moe(); }
   // The widths a zero leaves to convention, as every cost function reads them: kv_heads 0 is MHA

@@ -50,18 +50,12 @@ Seconds KernelPass::weight_gradient_time() const {
 }
 
 KernelPass time_kernels(const OpList& ops, const GpuSpec& gpu, const CostParameters& params, Seconds host_per_launch,
-                        std::string_view split_after) {
+                        std::span<const std::string_view> splits_after) {
+  assert(static_cast<int>(splits_after.size()) < KernelPass::kMaxStretches);
   KernelPass pass;
   pass.ops = ops;
   pass.host_per_launch = host_per_launch;
   for (int i = 0; i < ops.size(); ++i) pass.timings[static_cast<std::size_t>(i)] = op_timing(ops[i], gpu, params);
-  int split = ops.size();
-  if (!split_after.empty()) {
-    split = 0;
-    while (split < ops.size() && ops[split].name != split_after) ++split;
-    assert(split < ops.size());
-    ++split;
-  }
   // Summed op by op in list order, as model/op_time.h ops_time sums them.
   const auto stretch = [&](int begin, int end) {
     KernelStretch s{begin, end, Seconds(0.0), Seconds(0.0)};
@@ -73,19 +67,32 @@ KernelPass time_kernels(const OpList& ops, const GpuSpec& gpu, const CostParamet
     s.host = host_per_launch * launches;
     return s;
   };
-  pass.stretches[0] = stretch(0, split);
-  pass.stretch_count = 1;
-  if (split < ops.size()) {
-    pass.stretches[1] = stretch(split, ops.size());
-    pass.stretch_count = 2;
+  int begin = 0;
+  for (const std::string_view name : splits_after) {
+    int split = begin;
+    while (split < ops.size() && ops[split].name != name) ++split;
+    assert(split < ops.size());
+    ++split;
+    pass.stretches[static_cast<std::size_t>(pass.stretch_count++)] = stretch(begin, split);
+    begin = split;
+  }
+  if (begin < ops.size() || pass.stretch_count == 0) {
+    pass.stretches[static_cast<std::size_t>(pass.stretch_count++)] = stretch(begin, ops.size());
   }
   return pass;
 }
 
+KernelPass time_kernels(const OpList& ops, const GpuSpec& gpu, const CostParameters& params, Seconds host_per_launch,
+                        std::string_view split_after) {
+  if (split_after.empty()) return time_kernels(ops, gpu, params, host_per_launch, std::span<const std::string_view>{});
+  return time_kernels(ops, gpu, params, host_per_launch, std::span<const std::string_view>(&split_after, 1));
+}
+
 namespace {
 
-KernelPass training_kernels(const OpList& ops, const LayerCostInputs& in, std::string_view split_after = {}) {
-  return time_kernels(ops, *in.gpu, *in.params, Seconds(in.params->training_host_dispatch_s()), split_after);
+KernelPass training_kernels(const OpList& ops, const LayerCostInputs& in,
+                            std::span<const std::string_view> splits_after = {}) {
+  return time_kernels(ops, *in.gpu, *in.params, Seconds(in.params->training_host_dispatch_s()), splits_after);
 }
 
 // Appends `op` after the stretches: its GPU time adds to the pass outside the dispatch bound.
@@ -100,9 +107,14 @@ void append_unbounded(KernelPass& pass, const Op& op, const LayerCostInputs& in)
 LayerKernels layer_kernels(const LayerCostInputs& in) {
   const LayerShape& s = *in.shape;
   const OpList forward = layer_forward_ops(s);
-  const std::string_view split = moe_forward_host_sync(s) ? moe_host_sync_after(s) : std::string_view{};
+  // The forward's host synchronizations, in op order: the token counts before the dispatch, then
+  // a clamped activation's offset tensor (model/moe_ops.h).
+  std::array<std::string_view, KernelPass::kMaxStretches - 1> splits{};
+  std::size_t n = 0;
+  if (moe_forward_host_sync(s)) splits[n++] = moe_host_sync_after(s);
+  if (moe_activation_host_sync(s)) splits[n++] = kMoeActivationHostSyncAfter;
   LayerKernels k;
-  k.forward = training_kernels(forward, in, split);
+  k.forward = training_kernels(forward, in, std::span<const std::string_view>(splits.data(), n));
   k.backward = training_kernels(layer_backward_ops(s), in);
   if (in.recompute == Recompute::full) {
     k.recompute = k.forward;

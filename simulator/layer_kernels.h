@@ -10,11 +10,14 @@
 // host's time per launch, CostParameters::training_host_dispatch_s), the GPU idling for the host
 // when the host is slower (model/op_time.h ops_time). A layer pass is one stretch, except a MoE
 // forward that synchronizes with the host before its all-to-all (model/moe_ops.h
-// moe_forward_host_sync): two, split after moe_host_sync_after. Unbounded ops follow the stretches
+// moe_forward_host_sync): two, split after moe_host_sync_after; a clamped activation's offset tensor
+// (model/moe_ops.h moe_activation_host_sync) synchronizes once more, after
+// kMoeActivationHostSyncAfter: one more stretch. Unbounded ops follow the stretches
 // and add their GPU time alone: only the ZeRO-3 weight cast of FP8 compute over 16-bit parameters
 // (model/layer_ops.h weight_quantize_op), which the prediction adds to each pass's compute.
 
 #include <array>
+#include <span>
 #include <string_view>
 
 #include "model/op.h"
@@ -35,7 +38,8 @@ struct KernelStretch {
 struct KernelPass {
   OpList ops;
   std::array<OpTiming, OpList::kCapacity> timings{};  // timings[i] of ops[i]
-  std::array<KernelStretch, 2> stretches{};
+  static constexpr int kMaxStretches = 3;
+  std::array<KernelStretch, kMaxStretches> stretches{};
   int stretch_count = 0;
   Seconds host_per_launch;
 
@@ -58,6 +62,10 @@ struct KernelPass {
 // empty (the op must be in the list).
 KernelPass time_kernels(const OpList& ops, const GpuSpec& gpu, const CostParameters& params, Seconds host_per_launch,
                         std::string_view split_after = {});
+// The same with up to kMaxStretches - 1 split points, each after the first op of that name that
+// follows the previous split (each must be in the list, in list order).
+KernelPass time_kernels(const OpList& ops, const GpuSpec& gpu, const CostParameters& params, Seconds host_per_launch,
+                        std::span<const std::string_view> splits_after);
 
 // One transformer layer of the kind `in.shape` describes. `recompute` is empty without
 // recomputation; with full recomputation it re-runs the forward's ops (without the ZeRO-3 cast);

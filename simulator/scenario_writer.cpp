@@ -87,6 +87,7 @@ void write_model(Writer& w, const TransformerSpec& m) {
   if (m.moe.router_group_topk > 0) w.integer(2, "router_group_topk", m.moe.router_group_topk);
   w.integer(2, "sliding_window", m.sliding_window);
   w.integer(2, "full_attention_every", m.full_attention_every);
+  if (m.activation_clamp > 0.0) w.real(2, "activation_clamp", m.activation_clamp);  // written when set
   if (m.mla) {
     w.key(2, "mla");
     w.integer(4, "q_lora_rank", m.mla->q_lora_rank);

@@ -14,6 +14,7 @@
 #include "model/parameter_count.h"
 #include "simulator/catalog.h"
 #include "simulator/layer_costs.h"
+#include "simulator/layer_kernels.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
 #include "tests/support/op_lookup.h"
@@ -440,4 +441,120 @@ TEST_CASE("experts with biases add FC2's probability-weighted bias in PyTorch, p
   const LayerShape qwen = moe_layer_shape(shape_of(catalog_model("qwen3-30b-a3b"), 1, 8, 1, false));
   const OpList qwen_forward = layer_forward_ops(qwen);
   CHECK(test::find_op(qwen_forward, "experts_fc2_bias") == nullptr);
+}
+
+TEST_CASE("a clamped gated activation (GPT-OSS) pays Megatron-Core's clamps and cat around the experts' activation") {
+  // Megatron-Core weighted_bias_quick_geglu_impl (fused_bias_geglu.py) with activation_func_clamp_value:
+  // input.chunk(2) -> clamp each half -> torch.cat, in PyTorch before the fused activation. One
+  // 4096-token sequence, EP 8: 16384 token copies on the rank's 16 experts, FC1 output 2 x 2880
+  // wide, 2 bytes per element. Forward: two clamps read and write a half each (2 x 2 x 2880) and the
+  // cat reads and writes both halves (4 x 2880): 8 x 2880 elements per row. Backward: each clamp's
+  // backward reads the gradient and its saved input and writes the masked gradient (2 x 3 x 2880),
+  // chunk's backward cats the halves (4 x 2880): 10 x 2880. Three kernels each way.
+  const TransformerSpec& oss = catalog_model("gpt-oss-120b");
+  REQUIRE(oss.activation_clamp == 7.0);
+  const LayerShape s = moe_layer_shape(shape_of(oss, 1, 8, 1, false));
+  REQUIRE(moe_activation_clamped(s));
+  const double row_elements = 16384.0 * 2880.0;
+  const OpList forward_ops = layer_forward_ops(s);
+  const OpList backward_ops = layer_backward_ops(s);
+  const Op* forward = test::find_op(forward_ops, "experts_glu_clamp");
+  const Op* backward = test::find_op(backward_ops, "experts_glu_clamp.backward");
+  REQUIRE(forward != nullptr);
+  REQUIRE(backward != nullptr);
+  CHECK(forward->bytes.value() == doctest::Approx(8.0 * row_elements * 2.0));
+  CHECK(backward->bytes.value() == doctest::Approx(10.0 * row_elements * 2.0));
+  CHECK(forward->launches == 3.0);
+  CHECK(backward->launches == 3.0);
+  CHECK(forward->kind == OpKind::data_movement);
+  // Recomputing the experts' activation (moe_act) re-runs the clamps with it.
+  RecomputeModules moe_act = RecomputeModules::empty();
+  moe_act.add(RecomputeModule::moe_act);
+  const OpList recompute = selective_recompute_forward_ops(s, moe_act);
+  CHECK(test::find_op(recompute, "experts_glu_clamp") != nullptr);
+  CHECK(test::find_op(recompute, "experts_swiglu") != nullptr);
+  // Without the clamp, or without a gate, nothing is added.
+  TransformerSpec unclamped = oss;
+  unclamped.activation_clamp = 0.0;
+  const LayerShape u = moe_layer_shape(shape_of(unclamped, 1, 8, 1, false));
+  const OpList unclamped_forward = layer_forward_ops(u);
+  const OpList unclamped_backward = layer_backward_ops(u);
+  CHECK(test::find_op(unclamped_forward, "experts_glu_clamp") == nullptr);
+  CHECK(test::find_op(unclamped_backward, "experts_glu_clamp.backward") == nullptr);
+  TransformerSpec ungated = oss;
+  ungated.mlp = MlpKind::gelu;
+  CHECK_FALSE(moe_activation_clamped(moe_layer_shape(shape_of(ungated, 1, 8, 1, false))));
+  // TE's fused grouped MLP (MXFP8, grouped GEMMs) applies the activation in FC1's epilogue: no
+  // PyTorch clamp is priced there.
+  LayerShape fused = s;
+  fused.compute = DataType::mxfp8;
+  fused.moe_grouped_gemm = MoeGroupedGemm::grouped;
+  CHECK_FALSE(moe_activation_clamped(fused));
+}
+
+TEST_CASE("a clamped activation keeps one more FC1 output for the backward unless moe_act is recomputed") {
+  // The clamps save FC1's output (their input) and the fused activation saves the clamped copy:
+  // 16384 rows x 2 x 2880 more 16-bit elements per layer. Megatron-Core's moe_act checkpoint keeps
+  // only FC1's output, the same with or without the clamp.
+  const TransformerSpec& oss = catalog_model("gpt-oss-120b");
+  TransformerSpec unclamped = oss;
+  unclamped.activation_clamp = 0.0;
+  const LayerShape s = moe_layer_shape(shape_of(oss, 1, 8, 1, false));
+  const LayerShape u = moe_layer_shape(shape_of(unclamped, 1, 8, 1, false));
+  const double copy = 2.0 * 16384.0 * 2.0 * 2880.0;
+  CHECK(layer_activation_bytes(s, Recompute::none).stored.value() -
+            layer_activation_bytes(u, Recompute::none).stored.value() ==
+        doctest::Approx(copy));
+  RecomputeModules moe_act = RecomputeModules::empty();
+  moe_act.add(RecomputeModule::moe_act);
+  CHECK(layer_activation_bytes(s, Recompute::selective, moe_act).stored.value() ==
+        doctest::Approx(layer_activation_bytes(u, Recompute::selective, moe_act).stored.value()));
+}
+
+TEST_CASE("GPT-OSS's clamped activation synchronizes the host once more: the forward is three stretches") {
+  // Megatron-Core weighted_bias_quick_geglu_impl builds torch.tensor(linear_offset, device=cuda)
+  // on every call, a blocking host-to-device copy (PyTorch copy_kernel_cuda -> memcpy_and_sync:
+  // cudaMemcpyAsync, cudaStreamSynchronize). With the all-to-all dispatcher's token-count sync the
+  // MoE forward is three stretches: up to the permutation, up to the clamps, and the rest, each
+  // max(GPU time, launches x training_host_dispatch_s) (simulator/layer_kernels.h).
+  const TransformerSpec& oss = catalog_model("gpt-oss-120b");
+  const LayerShape s = moe_layer_shape(shape_of(oss, 1, 8, 1, false));
+  REQUIRE(moe_forward_host_sync(s));
+  REQUIRE(moe_activation_host_sync(s));
+  const GpuSpec* gpu = Catalog::builtin().find_gpu("h100-sxm-80gb");
+  REQUIRE(gpu != nullptr);
+  struct NoCollectives final : CollectiveModel {
+    [[nodiscard]] std::string_view name() const override { return "none"; }
+    [[nodiscard]] Seconds time(CollectiveOp, Bytes, const GroupLayout&) const override { return Seconds(0.0); }
+  } net;
+  const CostParameters params;
+  LayerCostInputs in;
+  in.shape = &s;
+  in.gpu = gpu;
+  in.params = &params;
+  in.collectives = &net;
+  const LayerKernels k = layer_kernels(in);
+  REQUIRE(k.forward.stretch_count == 3);
+  const KernelStretch& third = k.forward.stretches[2];
+  CHECK(k.forward.ops[third.begin - 1].name == kMoeActivationHostSyncAfter);
+  CHECK(k.forward.ops[k.forward.stretches[1].begin - 1].name == kMoeHostSyncAfter);
+  // The third stretch: the fused activation, FC2 (16 experts), the per-expert bias, the un-sort and
+  // the un-permutation, dispatched from a standing start.
+  double gpu_after = 0.0;
+  double launches_after = 0.0;
+  for (int i = third.begin; i < k.forward.ops.size(); ++i) {
+    gpu_after += k.forward.op_time(i).value();
+    launches_after += k.forward.ops[i].launches;
+  }
+  CHECK(third.gpu.value() == doctest::Approx(gpu_after));
+  CHECK(third.host.value() == doctest::Approx(launches_after * params.training_host_dispatch_s()));
+  Seconds sum(0.0);
+  for (int i = 0; i < 3; ++i) sum += max(k.forward.stretches[static_cast<std::size_t>(i)].gpu, k.forward.stretches[static_cast<std::size_t>(i)].host);
+  CHECK(k.forward.time().value() == doctest::Approx(sum.value()));
+  // Unclamped, the layer keeps its two stretches.
+  TransformerSpec unclamped = oss;
+  unclamped.activation_clamp = 0.0;
+  const LayerShape u = moe_layer_shape(shape_of(unclamped, 1, 8, 1, false));
+  in.shape = &u;
+  CHECK(layer_kernels(in).forward.stretch_count == 2);
 }

@@ -106,11 +106,18 @@ TEST_CASE("moe_act drops the routed experts' activation output and re-runs only 
   const TransformerSpec& m = catalog_model("gpt-oss-120b");  // 128 experts, top 4, expert ffn 2880
   const LayerShape s = moe_layer_shape(shape_of(m, 8));
   // The busiest rank's experts process T top_k x load token copies (16 local experts, each
-  // T top_k ep / E x load rows); the activation output is one expert-ffn row per copy.
+  // T top_k ep / E x load rows); the activation output is one expert-ffn row per copy, and
+  // GPT-OSS's clamp (activation_clamp 7) keeps a clamped copy of FC1's output (2 expert-ffn rows)
+  // that the checkpoint drops too. The recomputation re-runs the clamps and the activation.
   const double copies = T * 4.0 * m.moe.load_imbalance;
   CHECK(moe_routing(s).rows == doctest::Approx(copies));
-  CHECK(dropped(s, {RM::moe_act}) == doctest::Approx(e * copies * 2880.0));
-  CHECK(op_names(selective_recompute_forward_ops(s, modules({RM::moe_act}))) == "experts_swiglu ");
+  CHECK(dropped(s, {RM::moe_act}) == doctest::Approx(e * copies * (2880.0 + 2.0 * 2880.0)));
+  CHECK(op_names(selective_recompute_forward_ops(s, modules({RM::moe_act}))) == "experts_glu_clamp experts_swiglu ");
+  TransformerSpec unclamped = m;
+  unclamped.activation_clamp = 0.0;
+  const LayerShape u = moe_layer_shape(shape_of(unclamped, 8));
+  CHECK(dropped(u, {RM::moe_act}) == doctest::Approx(e * copies * 2880.0));
+  CHECK(op_names(selective_recompute_forward_ops(u, modules({RM::moe_act}))) == "experts_swiglu ");
 }
 
 TEST_CASE("moe drops all the MoE MLP keeps and re-runs its whole forward; shared_experts only the shared experts'") {

@@ -400,6 +400,7 @@ model:
   capacity_factor: 1.25
   load_imbalance: 1.1
   first_dense_layers: 2
+  activation_clamp: 7.5
   mla: {q_lora_rank: 256, kv_lora_rank: 128, qk_nope_head_dim: 64, qk_rope_head_dim: 32, v_head_dim: 64}
 system:
   gpu:
@@ -449,6 +450,7 @@ precision: {compute: fp8, params: bf16, grads: bf16, optimizer: fp32, kv_cache: 
   CHECK(training.parallel.dp == 4);  // 32 / (2*2*2)
   CHECK(training.model.mla.has_value());
   CHECK(training.model.qk_norm);
+  CHECK(training.model.activation_clamp == 7.5);
   CHECK(training.system.network.oversubscription == 2.0);
   CHECK(training.training().goodput.gpu_mtbf_hours == 50000.0);
   CHECK(parse_scenario(write_scenario_yaml(training), training.source) == training);
@@ -486,4 +488,32 @@ precision: int8
   CHECK(serving.inference().serving.input_len.mean == 200.0);
   CHECK(serving.precision.params == DataType::int8);
   CHECK(parse_scenario(write_scenario_yaml(serving), serving.source) == serving);
+}
+
+TEST_CASE("model.activation_clamp: the catalog's GPT-OSS clamp, overridable, 0 for none, never negative") {
+  // GPT-OSS clamps its gated activation at 7 (Hugging Face swiglu_limit; Megatron-Bridge's
+  // activation_func_clamp_value); models without a clamp read 0.
+  const Scenario oss = parse_scenario(R"(schema_version: 1
+model: gpt-oss-120b
+system: {gpu: h100-sxm-80gb, gpus: 64}
+training: {seq_len: 4096, global_batch: 64, micro_batch: 1}
+parallel: {ep: 8}
+)", "oss.yaml");
+  CHECK(oss.model.activation_clamp == 7.0);
+  const Scenario plain = parse_scenario(kSmallTraining, "small.yaml");
+  CHECK(plain.model.activation_clamp == 0.0);
+  const Scenario off = parse_scenario(R"(schema_version: 1
+model: {preset: gpt-oss-120b, activation_clamp: 0}
+system: {gpu: h100-sxm-80gb, gpus: 64}
+training: {seq_len: 4096, global_batch: 64, micro_batch: 1}
+parallel: {ep: 8}
+)", "off.yaml");
+  CHECK(off.model.activation_clamp == 0.0);
+  CHECK(parse_scenario(write_scenario_yaml(oss), oss.source) == oss);
+  CHECK(errors_of(R"(schema_version: 1
+model: {preset: gpt-oss-120b, activation_clamp: -1}
+system: {gpu: h100-sxm-80gb, gpus: 64}
+training: {seq_len: 4096, global_batch: 64, micro_batch: 1}
+parallel: {ep: 8}
+)").find("activation_clamp") != std::string::npos);
 }
