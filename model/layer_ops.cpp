@@ -264,12 +264,38 @@ void push_qk_norm(OpList& ops, const LayerShape& s, bool backward) {
   ops.push(op);
 }
 
+// Megatron-Core's unfused RoPE (megatron/core/models/common/embeddings/rope_utils.py
+// _apply_rotary_pos_emb_bshd with _rotate_half), which Megatron-Bridge runs for YaRN
+// (PositionEmbedding::yarn): `t * cos + cat(-x2, x1) * sin`, then cat((t, t_pass)) with an empty
+// t_pass, per Q and K tensor. Per element, e bytes each (the cos/sin tables of one position x
+// head_dim are left out):
+//   forward   t * cos 2e, -x2 e (half the elements), cat(-x2, x1) 2e, * sin 2e, the add 3e, the
+//             final cat 2e                                                                  = 12e
+//             six kernels per tensor
+//   backward  autograd: g * sin 2e, the negation's backward e, chunk's backward cat 2e, g * cos
+//             2e, the sum of t's two gradients 3e (the cats' and the add's backward only
+//             slice or pass through)                                                        = 10e
+//             five kernels per tensor
+// The fused kernel (fused_apply_rotary_pos_emb) reads and writes each element once: 2e, one kernel.
+constexpr double kUnfusedRopeForwardPasses = 12.0, kUnfusedRopeBackwardPasses = 10.0;
+constexpr double kUnfusedRopeForwardKernelsPerTensor = 6.0, kUnfusedRopeBackwardKernelsPerTensor = 5.0;
+
 void push_rope(OpList& ops, const LayerShape& s, bool backward) {
-  if (s.position != PositionEmbedding::rotary) return;
+  if (s.position != PositionEmbedding::rotary && s.position != PositionEmbedding::yarn) return;
   const double e = s.activation_bytes;
-  Op op = memory_op(backward ? "rope.backward" : "rope",
-                    rope_elements(s) * (eager(s) ? kEagerRopeFp32Bytes + kEagerRopeActivations * e : 2.0 * e));
-  op.launches = 2.0 * (eager(s) ? kEagerRopeKernelsPerTensor : 1.0);
+  const std::string_view name = backward ? "rope.backward" : "rope";
+  Op op;
+  if (eager(s)) {
+    op = memory_op(name, rope_elements(s) * (kEagerRopeFp32Bytes + kEagerRopeActivations * e));
+    op.launches = 2.0 * kEagerRopeKernelsPerTensor;
+  } else if (s.position == PositionEmbedding::yarn) {
+    // Plain multiplies, adds and copies: HBM-bound data movement.
+    op = data_movement_op(name, rope_elements(s) * (backward ? kUnfusedRopeBackwardPasses : kUnfusedRopeForwardPasses) * e);
+    op.launches = 2.0 * (backward ? kUnfusedRopeBackwardKernelsPerTensor : kUnfusedRopeForwardKernelsPerTensor);
+  } else {
+    op = memory_op(name, rope_elements(s) * 2.0 * e);
+    op.launches = 2.0;
+  }
   ops.push(op);
 }
 

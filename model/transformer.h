@@ -15,7 +15,12 @@ enum class NormKind { layernorm, rmsnorm };
 // embedding (GPT-2/3). rotary: RoPE rotates every query and key (Su et al. 2021; Llama, Mixtral,
 // Qwen, DeepSeek, GPT-OSS), an elementwise pass over Q and K per layer. alibi: a per-head linear
 // bias added inside the attention kernel (Press et al. 2022; MPT, BLOOM), no separate pass.
-enum class PositionEmbedding { learned, rotary, alibi };
+// yarn: RoPE with YaRN frequency scaling (Peng et al. 2023; GPT-OSS), the same rotation of every
+// query and key, but Megatron-Bridge keeps Transformer Engine's fused RoPE kernel for
+// position_embedding_type 'rope' only (src/megatron/bridge/utils/fusions.py
+// validate_rope_fusion_compatibility), so it runs Megatron-Core's unfused PyTorch rotation
+// (model/layer_ops.cpp push_rope).
+enum class PositionEmbedding { learned, rotary, alibi, yarn };
 
 // Multi-head latent attention (DeepSeek-V2, arXiv:2405.04434 Sec. 2.1): K and V are compressed
 // into a kv_lora_rank latent that is cached; queries optionally through a q_lora_rank latent.

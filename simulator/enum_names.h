@@ -96,7 +96,8 @@ template <>
 struct EnumTable<PositionEmbedding> {
   static constexpr std::array values = {std::pair{PositionEmbedding::learned, std::string_view("learned")},
                                         std::pair{PositionEmbedding::rotary, std::string_view("rotary")},
-                                        std::pair{PositionEmbedding::alibi, std::string_view("alibi")}};
+                                        std::pair{PositionEmbedding::alibi, std::string_view("alibi")},
+                                        std::pair{PositionEmbedding::yarn, std::string_view("yarn")}};
 };
 
 template <>

@@ -168,3 +168,43 @@ training: {seq_len: 4096, global_batch: 64, micro_batch: 1, kernels: KERNELS}
   // The catalog's Llama models use RoPE.
   CHECK(parse_scenario(with("fused"), "t.yaml").model.position == PositionEmbedding::rotary);
 }
+
+TEST_CASE("YaRN RoPE runs Megatron-Core's unfused rotation: 12e per element forward in 6 kernels, 10e backward in 5, per tensor") {
+  // Megatron-Bridge turns apply_rope_fusion off for position_embedding_type yarn
+  // (utils/fusions.py validate_rope_fusion_compatibility); rope_utils.py _apply_rotary_pos_emb_bshd
+  // runs t * cos (2e), -x2 (e), cat(-x2, x1) (2e), * sin (2e), the add (3e) and cat((t, t_pass))
+  // (2e) = 12e forward; autograd's g * sin (2e), the negation (e), chunk's cat (2e), g * cos (2e)
+  // and the sum of t's two gradients (3e) = 10e backward. The fused kernel moves 2e in 1.
+  // Q and K elements on the rank: 1024 tokens x (8 + 2) heads x 64 = 655360, e = 2.
+  LayerShape s = llama_layer(KernelFusion::fused);
+  const double elements = 1024.0 * 10.0 * 64.0;
+  const OpList fused_forward = layer_forward_ops(s);
+  const Op* fused = test::find_op(fused_forward, "rope");
+  REQUIRE(fused != nullptr);
+  CHECK(fused->bytes.value() == doctest::Approx(2.0 * 2.0 * elements));
+  CHECK(fused->launches == 2.0);
+  s.position = PositionEmbedding::yarn;
+  const OpList forward = layer_forward_ops(s);
+  const OpList backward = layer_backward_ops(s);
+  const Op* fwd = test::find_op(forward, "rope");
+  const Op* bwd = test::find_op(backward, "rope.backward");
+  REQUIRE(fwd != nullptr);
+  REQUIRE(bwd != nullptr);
+  CHECK(fwd->bytes.value() == doctest::Approx(12.0 * 2.0 * elements));
+  CHECK(bwd->bytes.value() == doctest::Approx(10.0 * 2.0 * elements));
+  CHECK(fwd->launches == 2.0 * 6.0);
+  CHECK(bwd->launches == 2.0 * 5.0);
+  CHECK(fwd->kind == OpKind::data_movement);
+  // Eager stacks price RoPE their own way whatever the scaling.
+  LayerShape eager = llama_layer(KernelFusion::eager);
+  const double eager_bytes = test::find_op(layer_forward_ops(eager), "rope")->bytes.value();
+  eager.position = PositionEmbedding::yarn;
+  CHECK(test::find_op(layer_forward_ops(eager), "rope")->bytes.value() == doctest::Approx(eager_bytes));
+  // The catalog's GPT-OSS is YaRN; a scenario can say so for any model.
+  const std::string oss = "schema_version: 1\nmodel: gpt-oss-120b\nsystem: {gpu: h100-sxm-80gb, gpus: 64}\n"
+                          "training: {seq_len: 4096, global_batch: 64, micro_batch: 1}\nparallel: {ep: 8}\n";
+  CHECK(parse_scenario(oss, "oss.yaml").model.position == PositionEmbedding::yarn);
+  const std::string llama = "schema_version: 1\nmodel: {preset: llama3-8b, position: yarn}\n"
+                            "system: {gpu: h100-sxm-80gb, gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8, micro_batch: 1}\n";
+  CHECK(parse_scenario(llama, "llama.yaml").model.position == PositionEmbedding::yarn);
+}
