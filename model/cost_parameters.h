@@ -289,19 +289,31 @@ struct CostParameters : NamedConstants<CostParameters> {
   //   network       HybridEP on H100, one 400 Gb/s NIC per GPU (50 GB/s), 16 / 32 / 64 ranks on
   //                 2 / 4 / 8 nodes, the best of 4 / 8 / 16 SMs (deepseek-ai/DeepEP
   //                 docs/README_Hybrid-EP.md @41cad94449628adfb1cd1cadd82aeda83d4fbf0f, "Torch API"):
-  //                 0.577, 0.570 / 0.710, 0.788 / 0.726, 0.834 of 50 GB/s (dispatch, combine);
-  //                 mean 0.70.
+  //                 0.577, 0.570 / 0.710, 0.788 / 0.726, 0.834 of 50 GB/s (dispatch, combine).
+  //                 The share rises with the bytes each exchange puts on the wire (58.5 / 159 /
+  //                 271 MB per rank at 2 / 4 / 8 nodes): a fixed time per exchange plus the bytes
+  //                 at a rate, t = deepep_network_latency + bytes / (deepep_network_eta x NIC),
+  //                 least squares over the six API points (scripts/fit_deepep_network.py): 636 us
+  //                 and 0.86 of the NIC (43.0 GB/s), every point within 7.5% (one flat share of
+  //                 0.70 missed them by -19% to +19%). The "Kernel Only" columns fit the same form
+  //                 at 370 us and 0.95 of the NIC (47.5 GB/s), within 7%: the kernels reach line
+  //                 rate once started, and part of the fixed time is the kernels' own (the notify
+  //                 and layout exchange before any token moves), part the API's preprocessing.
+  //                 The fit's lever is the wire bytes; the rows also grow the expert count with
+  //                 the node count (8 per rank), which the form does not separate.
   //   NVLink        Blackwell: HybridEP on B200 (8 ranks) and on one GB200 NVL72 rack (8, 16, 24,
   //                 32, 36 ranks), the best of 16 / 32 SMs, 900 GB/s per direction (the same
   //                 README): 0.48-0.55, mean 0.52. Hopper: DeepEP V1's normal kernels on H800
   //                 (docs/legacy.md @0297fc801788b14b338a46554faca28d419e518a: EP 8, 153 GB/s
   //                 dispatch and 158 GB/s combine of NVLink's 200 GB/s per direction) 0.67, 0.69:
-  //                 0.68.
+  //                 0.68. The NVLink rows show no fixed time (their share falls as the ranks and
+  //                 bytes grow), so the NVLink leg keeps a flat share.
   // The kernels alone are 1.3-1.4x faster than the API (the README's "Kernel Only" columns); the
   // GB200 optimization guide puts the copy out of HybridEP's buffer at 10-20% of the
   // communication time (NVIDIA/Megatron-LM docs/discussions/deepseek-v3-gb200-optimization/
   // deepseek-v3-gb200-optimization.md @1d9edcf8c7c16c66ca6acc3801265b21588116a3, Sec. 2.5).
-  double deepep_network_eta = 0.70;
+  double deepep_network_eta = 0.86;
+  double deepep_network_latency_s = 636.0e-6;
   double deepep_nvlink_eta_hopper = 0.68;
   double deepep_nvlink_eta_blackwell = 0.52;
   // Megatron-Core DDP bucket size in parameters: max(40M, 1M * dp) (megatron/core/distributed/
@@ -443,7 +455,9 @@ struct CostParameters : NamedConstants<CostParameters> {
     f("comm.ep_overlap_compute_slowdown", self.ep_overlap_compute_slowdown,
       "Megatron-Core MoE report Sec. 4.2.3 via Megatron-LM docs moe_a2a_overlap.md (DeepEP 20 SMs, ~20% GEMM cost)");
     f("comm.deepep_network_eta", self.deepep_network_eta,
-      "DeepEP docs/README_Hybrid-EP.md H100 16-64 ranks, Torch API (hybridep_bandwidth.yaml)");
+      "DeepEP docs/README_Hybrid-EP.md H100 16-64 ranks, Torch API (hybridep_bandwidth.yaml; scripts/fit_deepep_network.py)");
+    f("comm.deepep_network_latency_s", self.deepep_network_latency_s,
+      "DeepEP docs/README_Hybrid-EP.md H100 16-64 ranks, Torch API (hybridep_bandwidth.yaml; scripts/fit_deepep_network.py)");
     f("comm.deepep_nvlink_eta.hopper", self.deepep_nvlink_eta_hopper, "DeepEP docs/legacy.md H800 EP 8 intranode");
     f("comm.deepep_nvlink_eta.blackwell", self.deepep_nvlink_eta_blackwell,
       "DeepEP docs/README_Hybrid-EP.md B200, GB200 8-36 ranks, Torch API (hybridep_bandwidth.yaml)");

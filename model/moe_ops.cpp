@@ -331,7 +331,10 @@ Seconds moe_deepep_time(const LayerShape& s, const GroupLayout& ep_group, const 
     const double nic = system.network.nics_per_node * system.network.nic_bandwidth.value() /
                        std::max(system.gpus_per_node, 1);
     const double rate = nic * params.deepep_network_eta;
-    t = rate > 0.0 ? Seconds(b.network.value() / rate) : Seconds(std::numeric_limits<double>::infinity());
+    // The fixed time every exchange that crosses the network pays before its bytes stream
+    // (CostParameters::deepep_network_latency_s), then the bytes at the measured rate.
+    t = rate > 0.0 ? Seconds(params.deepep_network_latency_s + b.network.value() / rate)
+                   : Seconds(std::numeric_limits<double>::infinity());
   }
   if (b.nvlink.value() > 0.0) {
     const double rate = system.intra_node_bandwidth.value() * params.deepep_nvlink_eta(system.gpu.architecture);

@@ -160,11 +160,11 @@ struct DeepEpBytes {
 DeepEpBytes moe_deepep_bytes(const LayerShape& shape, const GroupLayout& ep_group);
 
 // One DeepEP/HybridEP dispatch (or combine) of moe_deepep_bytes on `ep_group` of `system`: the
-// network leg at the rank's own NIC (nics_per_node x nic_bandwidth / gpus_per_node: each GPU
-// sends through the NIC of its rail) times CostParameters::deepep_network_eta, the NVLink leg at
-// the GPU's NVLink rate (intra_node_bandwidth) times deepep_nvlink_eta(architecture), both the
-// measured share of the link rate the libraries reach through their PyTorch API. The legs run at
-// once, pipelined chunk by chunk, so the slower one sets the time.
+// network leg a fixed CostParameters::deepep_network_latency_s plus its bytes at the rank's own
+// NIC (nics_per_node x nic_bandwidth / gpus_per_node: each GPU sends through the NIC of its rail)
+// times deepep_network_eta, the NVLink leg at the GPU's NVLink rate (intra_node_bandwidth) times
+// deepep_nvlink_eta(architecture), each fitted to what the libraries reach through their PyTorch
+// API. The legs run at once, pipelined chunk by chunk, so the slower one sets the time.
 Seconds moe_deepep_time(const LayerShape& shape, const GroupLayout& ep_group, const SystemSpec& system,
                         const CostParameters& params);
 

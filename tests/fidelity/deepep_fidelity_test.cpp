@@ -9,12 +9,15 @@
 // The prediction prices the same workload on the catalog system (H800: an H100 system with
 // NVLink's 200 GB/s per direction).
 //
-// The efficiencies the model applies (CostParameters::deepep_network_eta, deepep_nvlink_eta_*)
-// are the means of these rows' API columns, so the mean error is small by construction; what the
-// test guards is that one pair of figures holds every row, from 2 to 8 nodes and 8 to 36 ranks of
-// one NVLink domain, within 25% (the H100 rows spread 0.57-0.83 of the NIC's rate), that the mean
-// stays within 10%, and that the model stays slower than the kernels alone over the rows (the
-// API's preprocessing and buffer copy are real time in a training step).
+// The figures the model applies are fitted to these rows' API columns (the network leg's fixed
+// time and rate, CostParameters::deepep_network_latency_s and deepep_network_eta, by least squares
+// over the six H100 points, scripts/fit_deepep_network.py; the NVLink shares deepep_nvlink_eta_*
+// as means), so the mean error is small by construction; what the test guards is that one set of
+// figures holds every row, from 2 to 8 nodes and 8 to 36 ranks of one NVLink domain, within 25%;
+// that the network rows, whose share of the NIC rises from 0.57 to 0.83 with the bytes per
+// exchange, each stay within 10% (one flat share missed them by up to 19%); that the mean stays
+// within 10%; and that the model stays slower than the kernels alone over the rows (the API's
+// preprocessing and buffer copy are real time in a training step).
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -36,6 +39,7 @@ struct Exchange {
   double measured_s = 0.0;
   double kernel_s = 0.0;  // 0 when the row gives no kernel-only figure
   double predicted_s = 0.0;
+  bool network = false;  // the exchange crosses the network (the ib rows)
 };
 
 std::vector<Exchange> exchanges() {
@@ -86,6 +90,7 @@ std::vector<Exchange> exchanges() {
       e.measured_s = counted / (r[std::string(kind) + "_api"].as<double>() * 1e9);
       if (r[std::string(kind) + "_kernel"]) e.kernel_s = counted / (r[std::string(kind) + "_kernel"].as<double>() * 1e9);
       e.predicted_s = moe_deepep_time(s, ep, system, params).value();
+      e.network = ib;
       out.push_back(e);
     }
   }
@@ -107,6 +112,7 @@ TEST_CASE("DeepEP/HybridEP exchange times match the libraries' published dispatc
                 100.0 * error);
     INFO(e.name);
     CHECK(std::abs(error) <= 0.25);
+    if (e.network) CHECK(std::abs(error) <= 0.10);
     if (e.kernel_s > 0.0) {
       predicted_with_kernel += e.predicted_s;
       kernel += e.kernel_s;
@@ -116,8 +122,9 @@ TEST_CASE("DeepEP/HybridEP exchange times match the libraries' published dispatc
   const double mean = sum / static_cast<double>(rows.size());
   std::printf("mean |error| %.1f%%\n", 100.0 * mean);
   CHECK(mean <= 0.10);
-  // Over the rows with a kernel-only figure the model takes longer than the kernels alone (1.13x
-  // here; the API's are 1.3-1.4x): one row may not (H100 over 2 nodes, the slowest of the network
-  // rows, is priced 18% under its API time and 3% under its combine kernel).
+  // Over the rows with a kernel-only figure the model takes longer than the kernels alone (the
+  // API's are 1.3-1.4x): the fixed time per network exchange is fitted to the API columns, so the
+  // H100 rows at 2 nodes, which the flat share priced under their combine kernel, now sit above it.
+  std::printf("predicted over kernel-only time, rows with a kernel figure: %.2fx\n", predicted_with_kernel / kernel);
   CHECK(predicted_with_kernel > 1.1 * kernel);
 }
