@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "model/triton_attention.h"
+
 namespace stepcast {
 
 double CostParameters::gemm_eta(GpuArchitecture arch, DataType compute) const {
@@ -79,12 +81,22 @@ bool flash2_priced(GpuArchitecture arch) {
 
 double CostParameters::flash_forward_eta(GpuArchitecture arch, AttentionKernel kernel) const {
   const double best = flash_eta_of(arch, flash_fwd_eta_ampere, flash_fwd_eta_hopper, flash_fwd_eta_blackwell);
-  return kernel == AttentionKernel::flash2 ? best * flash2_ratio(arch, flash2_fwd_ratio_hopper) : best;
+  switch (kernel) {
+    case AttentionKernel::best: break;
+    case AttentionKernel::flash2: return best * flash2_ratio(arch, flash2_fwd_ratio_hopper);
+    case AttentionKernel::triton: return best * flash2_ratio(arch, flash2_fwd_ratio_hopper) * kTritonForwardOverFlash2;
+  }
+  return best;
 }
 
 double CostParameters::flash_backward_eta(GpuArchitecture arch, AttentionKernel kernel) const {
   const double best = flash_eta_of(arch, flash_bwd_eta_ampere, flash_bwd_eta_hopper, flash_bwd_eta_blackwell);
-  return kernel == AttentionKernel::flash2 ? best * flash2_ratio(arch, flash2_bwd_ratio_hopper) : best;
+  switch (kernel) {
+    case AttentionKernel::best: break;
+    case AttentionKernel::flash2: return best * flash2_ratio(arch, flash2_bwd_ratio_hopper);
+    case AttentionKernel::triton: return best * flash2_ratio(arch, flash2_bwd_ratio_hopper) * kTritonBackwardOverFlash2;
+  }
+  return best;
 }
 
 double CostParameters::flash_softmax_hidden(GpuArchitecture arch) const {

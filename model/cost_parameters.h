@@ -382,7 +382,8 @@ struct CostParameters : NamedConstants<CostParameters> {
   // short, back-to-back benchmark measurements.
   [[nodiscard]] CostParameters burst() const;
   // Fraction of the dense 16-bit peak a fused attention kernel of generation `kernel` sustains on
-  // `arch` (flash2 requires flash2_priced(arch)).
+  // `arch` (flash2 and triton require flash2_priced(arch); triton is FlashAttention-2's eta times
+  // model/triton_attention.h's ratios).
   [[nodiscard]] double flash_forward_eta(GpuArchitecture arch, AttentionKernel kernel = AttentionKernel::best) const;
   [[nodiscard]] double flash_backward_eta(GpuArchitecture arch, AttentionKernel kernel = AttentionKernel::best) const;
   // DeepEP/HybridEP's share of the NVLink rate on `arch` (Blackwell's figure, or Hopper's for the others).
@@ -480,7 +481,8 @@ struct CostParameters : NamedConstants<CostParameters> {
 
 // Whether CostParameters has a FlashAttention-2 figure for `arch`: Ampere and Ada (the flash etas
 // are FlashAttention-2's) and Hopper (flash2_*_ratio_hopper). Not Blackwell or CDNA3: no published
-// or measured FlashAttention-2 training-shape figure (scenario checks reject flash2 there).
+// or measured FlashAttention-2 training-shape figure (scenario checks reject flash2 there, and
+// triton, which is priced relative to FlashAttention-2).
 [[nodiscard]] bool flash2_priced(GpuArchitecture arch);
 
 }  // namespace stepcast

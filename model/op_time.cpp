@@ -134,7 +134,12 @@ FlashScheduleTerms flash_schedule_terms(const CostParameters& params) {
 }
 
 FlashScheduleTerms flash_schedule_terms(const AttentionShape& shape, GpuArchitecture arch, const CostParameters& params) {
-  if (shape.kernel == AttentionKernel::flash2 && arch == GpuArchitecture::hopper) return kFlash2HopperSchedule;
+  // llm-foundry's Triton kernel launches the same grid (forward: one CTA per 128-query tile of each
+  // (sequence, head), no persistent scheduler; backward: 128 x 128 tiles, autotuned with or without
+  // splitting over the key blocks; model/triton_attention.h) and is priced relative to
+  // FlashAttention-2, so it takes FlashAttention-2's split too.
+  const bool fa2_grid = shape.kernel == AttentionKernel::flash2 || shape.kernel == AttentionKernel::triton;
+  if (fa2_grid && arch == GpuArchitecture::hopper) return kFlash2HopperSchedule;
   return flash_schedule_terms(params);
 }
 

@@ -47,8 +47,9 @@ struct TrainingWorkload {
   // the unfused path of Megatron-LM before it (baddbmm, fused scale-mask-softmax, dropout, bmm),
   // which materializes the s x s scores.
   bool flash_attention = true;
-  // Which fused attention kernel runs (model/attention_kernel.h): the GPU generation's best, or
-  // FlashAttention-2 (PyTorch SDPA's flash backend, flash-attn 2).
+  // Which fused attention kernel runs (model/attention_kernel.h): the GPU generation's best,
+  // FlashAttention-2 (PyTorch SDPA's flash backend, flash-attn 2), or llm-foundry's Triton
+  // FlashAttention (attn_impl: triton).
   AttentionKernel attention_kernel = AttentionKernel::best;
   // How the layers' elementwise work (norms, RoPE, activation, residual adds) runs; see KernelFusion.
   KernelFusion kernels = KernelFusion::fused;

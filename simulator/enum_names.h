@@ -109,7 +109,8 @@ struct EnumTable<KernelFusion> {
 template <>
 struct EnumTable<AttentionKernel> {
   static constexpr std::array values = {std::pair{AttentionKernel::best, std::string_view("best")},
-                                        std::pair{AttentionKernel::flash2, std::string_view("flash2")}};
+                                        std::pair{AttentionKernel::flash2, std::string_view("flash2")},
+                                        std::pair{AttentionKernel::triton, std::string_view("triton")}};
 };
 
 template <>

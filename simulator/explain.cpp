@@ -237,6 +237,13 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
         "FlashAttention-3) instead of FlashAttention-2's Ampere-era kernels",
         {{"training.attention_kernel", "best"}});
   }
+  // llm-foundry's Triton FlashAttention -> FlashAttention-2 (llm-foundry's attn_impl: flash).
+  if (t.flash_attention && t.attention_kernel == AttentionKernel::triton) {
+    add("attention_kernel: triton -> flash2",
+        "FlashAttention-2 (flash-attn 2, llm-foundry's attn_impl: flash) instead of the Triton FlashAttention of "
+        "triton_pre_mlir: about 1.4x faster forward and 2x backward (FlashAttention-2 paper, Sec. 4.1)",
+        {{"training.attention_kernel", "flash2"}});
+  }
   // ZeRO stage.
   if (p.dp > 1) {
     for (int z = 0; z <= 3; ++z) {

@@ -388,17 +388,20 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
 
   // --- Attention kernel against the GPU -------------------------------------------------------
   if (state.workload_read && state.system_read && s.is_training() &&
-      s.training().attention_kernel == AttentionKernel::flash2 &&
+      s.training().attention_kernel != AttentionKernel::best &&
       ok({"training.attention_kernel", "training.flash_attention", "system.gpu"})) {
+    // flash2 and triton (priced relative to FlashAttention-2, model/triton_attention.h) need a
+    // FlashAttention-2 figure for the GPU.
+    const std::string kernel(enum_name(s.training().attention_kernel));
     if (!s.training().flash_attention) {
       sink.error_at("training.attention_kernel",
-                    "attention_kernel flash2 names a fused attention kernel, but flash_attention is false "
-                    "(the unfused softmax path)");
+                    "attention_kernel " + kernel +
+                        " names a fused attention kernel, but flash_attention is false (the unfused softmax path)");
     } else if (!flash2_priced(sys.gpu.architecture)) {
       sink.error_at("training.attention_kernel",
                     "no FlashAttention-2 efficiency is known for GPU '" + sys.gpu.name + "' (" +
-                        std::string(enum_name(sys.gpu.architecture)) +
-                        "): flash2 is priced on ampere, ada and hopper GPUs; use attention_kernel: best");
+                        std::string(enum_name(sys.gpu.architecture)) + "): " + kernel +
+                        " is priced on ampere, ada and hopper GPUs; use attention_kernel: best");
     }
   }
 

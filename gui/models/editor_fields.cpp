@@ -169,7 +169,8 @@ std::vector<FieldSpec> editor_fields(const Scenario& s, const Catalog& catalog) 
     f.push_back(choice("training.attention_kernel", "Attention kernel", R, q(enum_name(t.attention_kernel)),
                        spellings<AttentionKernel>(),
                        "best: the GPU generation's fused attention (cuDNN, FlashAttention-3); flash2: FlashAttention-2 "
-                       "(PyTorch SDPA's flash backend, flash-attn 2)"));
+                       "(PyTorch SDPA's flash backend, flash-attn 2); triton: llm-foundry's Triton FlashAttention "
+                       "(attn_impl: triton)"));
     const QString B = QStringLiteral("Batching");
     f.push_back(integer("training.seq_len", "Se&quence length", B, t.seq_len, "tokens", "Tokens per sequence", 1, 1 << 24));
     f.push_back(integer("training.global_batch", "G&lobal batch", B, t.global_batch, "sequences",

@@ -38,7 +38,7 @@ std::string load_error(const std::string& yaml) {
 
 }  // namespace
 
-TEST_CASE("training.attention_kernel defaults to best and reads best or flash2") {
+TEST_CASE("training.attention_kernel defaults to best and reads best, flash2 or triton") {
   CHECK(parse_scenario(scenario_yaml("h100-sxm-80gb", ""), "t.yaml").training().attention_kernel ==
         AttentionKernel::best);
   CHECK(parse_scenario(scenario_yaml("h100-sxm-80gb", "attention_kernel: best"), "t.yaml").training().attention_kernel ==
@@ -46,6 +46,9 @@ TEST_CASE("training.attention_kernel defaults to best and reads best or flash2")
   CHECK(parse_scenario(scenario_yaml("h100-sxm-80gb", "attention_kernel: flash2"), "t.yaml")
             .training()
             .attention_kernel == AttentionKernel::flash2);
+  CHECK(parse_scenario(scenario_yaml("a100-sxm-80gb", "attention_kernel: triton"), "t.yaml")
+            .training()
+            .attention_kernel == AttentionKernel::triton);
 }
 
 TEST_CASE("an unknown training.attention_kernel is rejected naming the key and every allowed value") {
@@ -55,6 +58,7 @@ TEST_CASE("an unknown training.attention_kernel is rejected naming the key and e
   CHECK(error.find("flash3") != std::string::npos);
   CHECK(error.find("best") != std::string::npos);
   CHECK(error.find("flash2") != std::string::npos);
+  CHECK(error.find("triton") != std::string::npos);
 }
 
 TEST_CASE("flash2 is rejected where no FlashAttention-2 figure exists, and without a fused attention kernel") {
@@ -73,6 +77,17 @@ TEST_CASE("flash2 is rejected where no FlashAttention-2 figure exists, and witho
   CHECK(load_error(scenario_yaml("h100-sxm-80gb", "attention_kernel: flash2")).empty());
 }
 
+TEST_CASE("triton is rejected where FlashAttention-2 has no figure, since it is priced relative to it") {
+  const std::string blackwell = load_error(scenario_yaml("b200", "attention_kernel: triton"));
+  CAPTURE(blackwell);
+  CHECK(blackwell.find("training.attention_kernel") != std::string::npos);
+  CHECK(blackwell.find("triton is priced on ampere, ada and hopper") != std::string::npos);
+  const std::string unfused = load_error(scenario_yaml("a100-sxm-80gb", "attention_kernel: triton, flash_attention: false"));
+  CHECK(unfused.find("attention_kernel triton names a fused attention kernel") != std::string::npos);
+  CHECK(load_error(scenario_yaml("a100-sxm-80gb", "attention_kernel: triton")).empty());
+  CHECK(load_error(scenario_yaml("h100-sxm-80gb", "attention_kernel: triton")).empty());
+}
+
 TEST_CASE("the scenario writer keeps attention_kernel flash2 and omits the default") {
   const Scenario flash2 = parse_scenario(scenario_yaml("h100-sxm-80gb", "attention_kernel: flash2"), "t.yaml");
   const std::string written = write_scenario_yaml(flash2);
@@ -80,6 +95,9 @@ TEST_CASE("the scenario writer keeps attention_kernel flash2 and omits the defau
   CHECK(parse_scenario(written, flash2.source) == flash2);
   const Scenario best = parse_scenario(scenario_yaml("h100-sxm-80gb", ""), "t.yaml");
   CHECK(write_scenario_yaml(best).find("attention_kernel") == std::string::npos);
+  const Scenario triton = parse_scenario(scenario_yaml("a100-sxm-80gb", "attention_kernel: triton"), "t.yaml");
+  CHECK(write_scenario_yaml(triton).find("attention_kernel: triton") != std::string::npos);
+  CHECK(parse_scenario(write_scenario_yaml(triton), triton.source) == triton);
 }
 
 TEST_CASE("flash2 divides the Hopper flash etas by the measured ratios and leaves Ampere's and best's alone") {
@@ -99,6 +117,16 @@ TEST_CASE("flash2 divides the Hopper flash etas by the measured ratios and leave
   CHECK(flash2_priced(GpuArchitecture::hopper));
   CHECK_FALSE(flash2_priced(GpuArchitecture::blackwell));
   CHECK_FALSE(flash2_priced(GpuArchitecture::cdna3));
+}
+
+TEST_CASE("triton multiplies FlashAttention-2's eta by the Triton ratios on every GPU that prices it") {
+  const CostParameters p;
+  // Ampere: FlashAttention-2's 0.62 / 0.50 times 0.716 / 0.5 (model/triton_attention.h).
+  CHECK(p.flash_forward_eta(GpuArchitecture::ampere, AttentionKernel::triton) == doctest::Approx(0.62 * 0.716));
+  CHECK(p.flash_backward_eta(GpuArchitecture::ampere, AttentionKernel::triton) == doctest::Approx(0.50 * 0.5));
+  // Hopper: cuDNN's 0.42 / 0.33, FlashAttention-2 at 0.511 / 0.556 of it, Triton at 0.716 / 0.5 of that.
+  CHECK(p.flash_forward_eta(GpuArchitecture::hopper, AttentionKernel::triton) == doctest::Approx(0.42 * 0.511 * 0.716));
+  CHECK(p.flash_backward_eta(GpuArchitecture::hopper, AttentionKernel::triton) == doctest::Approx(0.33 * 0.556 * 0.5));
 }
 
 TEST_CASE("a sweep over training.attention_kernel builds in memory and flash2 is the slower point on Hopper") {
@@ -131,7 +159,7 @@ axes:
   // `auto` sweeps every kernel.
   const SweepFile all = parse_sweep("schema_version: 1\nbase: llama3-70b-h100\naxes:\n  training.attention_kernel: auto\n",
                                     "<input>");
-  CHECK(all.point_count() == 2);
+  CHECK(all.point_count() == 3);
 }
 
 TEST_CASE("explain offers attention_kernel flash2 -> best on Hopper, and it is faster") {
@@ -147,6 +175,17 @@ TEST_CASE("explain offers attention_kernel flash2 -> best on Hopper, and it is f
   for (const Explanation* x : {&ampere, &best}) {
     CHECK(std::none_of(x->changes.begin(), x->changes.end(),
                        [](const ExplainChange& c) { return c.title.find("attention_kernel") != std::string::npos; }));
+  }
+}
+
+TEST_CASE("explain offers attention_kernel triton -> flash2 on Ampere and Hopper, and it is faster") {
+  for (const char* gpu : {"a100-sxm-80gb", "h100-sxm-80gb"}) {
+    CAPTURE(gpu);
+    const Explanation e = explain_training(parse_scenario(scenario_yaml(gpu, "attention_kernel: triton"), "t.yaml"));
+    const auto it = std::find_if(e.changes.begin(), e.changes.end(),
+                                 [](const ExplainChange& c) { return c.title == "attention_kernel: triton -> flash2"; });
+    REQUIRE(it != e.changes.end());
+    CHECK(it->saved.value() > 0.0);
   }
 }
 
