@@ -103,7 +103,9 @@ double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, cons
 // applied there (flash2 on Ampere is `best`).
 inline constexpr FlashScheduleTerms kFlash2HopperSchedule{128.0, 1.5, 1.0};
 
-// The split op_time applies to a flash op: FlashAttention-2's on Hopper, else the CostParameters one.
+// The split op_time applies to a flash op: FlashAttention-2's on Hopper for flash2 and for triton
+// (llm-foundry's Triton kernel launches FA2's grid; model/triton_attention.h), else the
+// CostParameters one.
 FlashScheduleTerms flash_schedule_terms(const AttentionShape& shape, GpuArchitecture arch, const CostParameters& params);
 
 // flash_schedule_efficiency at the shapes the flash etas were measured at (the H200 torch SDPA
