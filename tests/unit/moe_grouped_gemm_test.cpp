@@ -17,6 +17,7 @@
 #include "simulator/layer_costs.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/compute_only_layer.h"
 #include "tests/support/moe_layer.h"
 #include "tests/support/op_lookup.h"
 
@@ -44,23 +45,12 @@ constexpr double kHidden = 2048.0;
 constexpr double kExpertFfn = 768.0;
 constexpr double kLocalExperts = 16.0;
 
-struct NoCollectives final : CollectiveModel {
-  [[nodiscard]] std::string_view name() const override { return "none"; }
-  [[nodiscard]] Seconds time(CollectiveOp, Bytes, const GroupLayout&) const override { return Seconds(0.0); }
-};
-
 // Forward + backward compute of one layer pass on a B200 (the layer's kernels, host bound included).
 double layer_compute(const LayerShape& s) {
   const GpuSpec* gpu = Catalog::builtin().find_gpu("b200");
   REQUIRE(gpu != nullptr);
   static const CostParameters params;
-  static const NoCollectives net;
-  LayerCostInputs in;
-  in.shape = &s;
-  in.gpu = gpu;
-  in.params = &params;
-  in.collectives = &net;
-  const LayerCosts c = layer_costs(in);
+  const LayerCosts c = layer_costs(test::compute_only_inputs(s, *gpu, params));
   return c.layer_forward.compute.value() + c.layer_backward.compute.value();
 }
 
@@ -192,12 +182,7 @@ TEST_CASE("grouped experts with the flex dispatcher keep the token counts on the
   const GpuSpec* gpu = Catalog::builtin().find_gpu("b200");
   REQUIRE(gpu != nullptr);
   const CostParameters params;
-  NoCollectives net;
-  LayerCostInputs in;
-  in.shape = &grouped;
-  in.gpu = gpu;
-  in.params = &params;
-  in.collectives = &net;
+  const LayerCostInputs in = test::compute_only_inputs(grouped, *gpu, params);
   const OpList forward = layer_forward_ops(grouped);
   CHECK(layer_costs(in).layer_forward.compute.value() ==
         doctest::Approx(ops_time(forward.begin(), forward.end(), *gpu, params,

@@ -17,6 +17,7 @@
 #include "simulator/layer_kernels.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/compute_only_layer.h"
 #include "tests/support/op_lookup.h"
 
 using namespace stepcast;
@@ -324,16 +325,8 @@ TEST_CASE("after the dispatcher's host synchronization a MoE forward runs at the
   s.compute = DataType::mxfp8;
   const GpuSpec* gpu = Catalog::builtin().find_gpu("b200");
   REQUIRE(gpu != nullptr);
-  struct NoCollectives final : CollectiveModel {
-    [[nodiscard]] std::string_view name() const override { return "none"; }
-    [[nodiscard]] Seconds time(CollectiveOp, Bytes, const GroupLayout&) const override { return Seconds(0.0); }
-  } net;
   const CostParameters params;
-  LayerCostInputs in;
-  in.shape = &s;
-  in.gpu = gpu;
-  in.params = &params;
-  in.collectives = &net;
+  const LayerCostInputs in = test::compute_only_inputs(s, *gpu, params);
   const OpList forward = layer_forward_ops(s);
   const Op* sync = forward.begin();
   while (sync != forward.end() && sync->name != kMoeHostSyncAfter) ++sync;
@@ -523,16 +516,8 @@ TEST_CASE("GPT-OSS's clamped activation synchronizes the host once more: the for
   REQUIRE(moe_activation_host_sync(s));
   const GpuSpec* gpu = Catalog::builtin().find_gpu("h100-sxm-80gb");
   REQUIRE(gpu != nullptr);
-  struct NoCollectives final : CollectiveModel {
-    [[nodiscard]] std::string_view name() const override { return "none"; }
-    [[nodiscard]] Seconds time(CollectiveOp, Bytes, const GroupLayout&) const override { return Seconds(0.0); }
-  } net;
   const CostParameters params;
-  LayerCostInputs in;
-  in.shape = &s;
-  in.gpu = gpu;
-  in.params = &params;
-  in.collectives = &net;
+  const LayerCostInputs in = test::compute_only_inputs(s, *gpu, params);
   const LayerKernels k = layer_kernels(in);
   REQUIRE(k.forward.stretch_count == 3);
   const KernelStretch& third = k.forward.stretches[2];
@@ -555,6 +540,5 @@ TEST_CASE("GPT-OSS's clamped activation synchronizes the host once more: the for
   TransformerSpec unclamped = oss;
   unclamped.activation_clamp = 0.0;
   const LayerShape u = moe_layer_shape(shape_of(unclamped, 1, 8, 1, false));
-  in.shape = &u;
-  CHECK(layer_kernels(in).forward.stretch_count == 2);
+  CHECK(layer_kernels(test::compute_only_inputs(u, *gpu, params)).forward.stretch_count == 2);
 }
