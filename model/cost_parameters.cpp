@@ -66,6 +66,19 @@ double flash2_ratio(GpuArchitecture arch, double hopper_ratio) {
   return arch == GpuArchitecture::hopper ? hopper_ratio : 1.0;
 }
 
+// One pass's efficiency with `kernel`, from the generation's best kernel's (`best`): FlashAttention-2
+// at its ratio to the best, llm-foundry's Triton kernel at its ratio to FlashAttention-2
+// (model/triton_attention.h). The forward and the backward differ only in the three figures.
+double kernel_eta(AttentionKernel kernel, GpuArchitecture arch, double best, double flash2_hopper_ratio,
+                  double triton_over_flash2) {
+  switch (kernel) {
+    case AttentionKernel::best: break;
+    case AttentionKernel::flash2: return best * flash2_ratio(arch, flash2_hopper_ratio);
+    case AttentionKernel::triton: return best * flash2_ratio(arch, flash2_hopper_ratio) * triton_over_flash2;
+  }
+  return best;
+}
+
 }  // namespace
 
 bool flash2_priced(GpuArchitecture arch) {
@@ -80,23 +93,13 @@ bool flash2_priced(GpuArchitecture arch) {
 }
 
 double CostParameters::flash_forward_eta(GpuArchitecture arch, AttentionKernel kernel) const {
-  const double best = flash_eta_of(arch, flash_fwd_eta_ampere, flash_fwd_eta_hopper, flash_fwd_eta_blackwell);
-  switch (kernel) {
-    case AttentionKernel::best: break;
-    case AttentionKernel::flash2: return best * flash2_ratio(arch, flash2_fwd_ratio_hopper);
-    case AttentionKernel::triton: return best * flash2_ratio(arch, flash2_fwd_ratio_hopper) * kTritonForwardOverFlash2;
-  }
-  return best;
+  return kernel_eta(kernel, arch, flash_eta_of(arch, flash_fwd_eta_ampere, flash_fwd_eta_hopper, flash_fwd_eta_blackwell),
+                    flash2_fwd_ratio_hopper, kTritonForwardOverFlash2);
 }
 
 double CostParameters::flash_backward_eta(GpuArchitecture arch, AttentionKernel kernel) const {
-  const double best = flash_eta_of(arch, flash_bwd_eta_ampere, flash_bwd_eta_hopper, flash_bwd_eta_blackwell);
-  switch (kernel) {
-    case AttentionKernel::best: break;
-    case AttentionKernel::flash2: return best * flash2_ratio(arch, flash2_bwd_ratio_hopper);
-    case AttentionKernel::triton: return best * flash2_ratio(arch, flash2_bwd_ratio_hopper) * kTritonBackwardOverFlash2;
-  }
-  return best;
+  return kernel_eta(kernel, arch, flash_eta_of(arch, flash_bwd_eta_ampere, flash_bwd_eta_hopper, flash_bwd_eta_blackwell),
+                    flash2_bwd_ratio_hopper, kTritonBackwardOverFlash2);
 }
 
 double CostParameters::flash_softmax_hidden(GpuArchitecture arch) const {
