@@ -11,14 +11,15 @@ H100's 132 SMs, over a grid 0.25 apart, with the tail at most 1 (the list-schedu
 CTA starts no later than the average finish). Prints the best points and the efficiency at the H200
 harness shapes the Hopper flash2 ratios were measured at.
 
-Usage: scripts/fit_flash2_schedule.py   (from the repository root)
+Usage: scripts/fit_flash2_schedule.py   (from the repository root; imports scripts/fit_flash_shape.py)
 """
 
 import math
 
 import yaml
 
-TILE = 128.0
+from fit_flash_shape import TILE, causal_efficiency
+
 SMS = 132
 TOKENS = 16384
 HEADS = 16
@@ -26,12 +27,8 @@ REFERENCE = [(16.0, 4096.0), (32.0, 4096.0), (64.0, 2048.0)]  # model/op_time.cp
 
 
 def causal(batch_heads, seq, overhead, tail):
-    tiles = math.ceil(seq / TILE)
-    visits = tiles * (tiles + 1) / 2.0
-    longest = tiles + overhead
-    counted = batch_heads * seq * seq / 2.0 / (TILE * TILE)
-    makespan = max(batch_heads * (visits + tiles * overhead) / SMS + tail * longest, longest)
-    return min(1.0, counted / (SMS * makespan))
+    """flash_schedule_efficiency for a square causal problem on the H100 (fit_flash_shape.py's)."""
+    return causal_efficiency(batch_heads, seq, SMS, overhead, tail)
 
 
 def full(batch_heads, seq, overhead):
