@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "model/op_time.h"
+#include "tests/support/flash_op.h"
 #include "simulator/catalog.h"
 
 using namespace stepcast;
@@ -113,13 +114,7 @@ TEST_CASE("a compute-bound Hopper attention kernel with flash2 takes 1/ratio of 
     for (bool backward : {false, true}) {
       // Llama 3 8B's attention at 16K tokens on one rank: 32 heads of 128, causal. Unknown CTA
       // split (batch_heads 0) so only the eta differs between the kernels.
-      Op op;
-      op.kind = backward ? OpKind::flash_backward : OpKind::flash_forward;
-      op.dtype = DataType::bf16;
-      op.attention = {0.0, 0.0, 0.0, 128.0, true};
-      const double forward = 4.0 * 32.0 * 16384.0 * 16384.0 * 128.0 / 2.0;
-      op.flops = Flops(backward ? 2.5 * forward : forward);
-      op.bytes = Bytes(16384.0 * 4.0 * 32.0 * 128.0 * 2.0);
+      Op op = test::causal_bf16_flash_op(32.0, 16384.0, 128.0, backward, /*known_split=*/false);
       const double best = op_time(op, *gpu, params).value() - params.kernel_gap_s;
       op.attention.kernel = AttentionKernel::flash2;
       const double flash2 = op_time(op, *gpu, params).value() - params.kernel_gap_s;

@@ -26,6 +26,7 @@
 #include "model/op_time.h"
 #include "model/triton_attention.h"
 #include "simulator/catalog.h"
+#include "tests/support/flash_op.h"
 
 using namespace stepcast;
 
@@ -91,13 +92,8 @@ TEST_CASE("a compute-bound attention op with triton takes FlashAttention-2's tim
     for (bool backward : {false, true}) {
       // MPT-30B's attention at 8K tokens on one rank: 64 heads of 128, causal; the CTA split known
       // (batch_heads 64), so on the H100 both kernels take FlashAttention-2's split.
-      Op op;
-      op.kind = backward ? OpKind::flash_backward : OpKind::flash_forward;
-      op.dtype = DataType::bf16;
-      op.attention = {64.0, 8192.0, 8192.0, 128.0, true, 0.0, 0.0, AttentionKernel::flash2};
-      const double forward = 4.0 * 64.0 * 8192.0 * 8192.0 * 128.0 / 2.0;
-      op.flops = Flops(backward ? 2.5 * forward : forward);
-      op.bytes = Bytes(8192.0 * 4.0 * 64.0 * 128.0 * 2.0);
+      Op op = test::causal_bf16_flash_op(64.0, 8192.0, 128.0, backward, /*known_split=*/true);
+      op.attention.kernel = AttentionKernel::flash2;
       const double flash2 = op_time(op, *gpu, params).value() - params.kernel_gap_s;
       op.attention.kernel = AttentionKernel::triton;
       const double triton = op_time(op, *gpu, params).value() - params.kernel_gap_s;
