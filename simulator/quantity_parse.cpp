@@ -223,6 +223,16 @@ std::string format_number(double value) {
   return std::string(buffer.data(), result.ptr);
 }
 
+std::string thousands(unsigned long long n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 std::string format_quantity(double si_value, Dimension d) {
   const auto compose = [d](const std::string& number, std::string_view unit) {
     return d == Dimension::frequency ? number + std::string(unit) : number + " " + std::string(unit);

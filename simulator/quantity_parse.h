@@ -51,4 +51,7 @@ std::string format_quantity(double si_value, Dimension d);
 // The shortest decimal text that reads back as exactly `value`.
 std::string format_number(double value);
 
+// A count with a comma between each group of three digits, for people: 1234567 -> "1,234,567".
+std::string thousands(unsigned long long n);
+
 }  // namespace stepcast

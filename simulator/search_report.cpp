@@ -4,18 +4,10 @@
 
 #include <cmath>
 
+#include "simulator/quantity_parse.h"
+
 namespace stepcast {
 namespace {
-
-std::string with_commas(unsigned long long n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 std::string seconds_text(double s) {
   if (s >= 100.0) return fmt::format("{:.1f} s", s);
@@ -37,21 +29,21 @@ std::string search_report_table(const Scenario& base, const SearchOptions& optio
   const SearchCounts& n = r.counts;
   if (options.shard_count > 1) {
     out += fmt::format("  shard {}/{}: {} of {} layouts\n", options.shard_index, options.shard_count,
-                       with_commas(n.enumerated), with_commas(n.space));
+                       thousands(n.enumerated), thousands(n.space));
   } else {
-    out += fmt::format("  {} layouts\n", with_commas(n.enumerated));
+    out += fmt::format("  {} layouts\n", thousands(n.enumerated));
   }
-  if (n.pruned > 0) out += fmt::format("  {} fail a constraint before timing\n", with_commas(n.pruned));
-  out += fmt::format("  {} do not fit in {:.0f} GiB (exact memory, no timing)\n", with_commas(n.infeasible),
+  if (n.pruned > 0) out += fmt::format("  {} fail a constraint before timing\n", thousands(n.pruned));
+  out += fmt::format("  {} do not fit in {:.0f} GiB (exact memory, no timing)\n", thousands(n.infeasible),
                      base.system.gpu.memory.value() / (1024.0 * 1024.0 * 1024.0));
-  out += fmt::format("  {} fit: {} fully predicted", with_commas(n.feasible), with_commas(n.timed));
+  out += fmt::format("  {} fit: {} fully predicted", thousands(n.feasible), thousands(n.timed));
   if (r.bounded) {
-    out += fmt::format(", {} skipped (their step-time bound cannot reach the top {})", with_commas(n.skipped), options.top);
+    out += fmt::format(", {} skipped (their step-time bound cannot reach the top {})", thousands(n.skipped), options.top);
   }
   out += "\n";
   const double rate = n.seconds > 0.0 ? static_cast<double>(n.enumerated) / n.seconds : 0.0;
   out += fmt::format("  {} ({} screening, {} timing): {} layouts/s\n", seconds_text(n.seconds), seconds_text(n.screen_seconds),
-                     seconds_text(n.time_seconds), with_commas(static_cast<unsigned long long>(rate)));
+                     seconds_text(n.time_seconds), thousands(static_cast<unsigned long long>(rate)));
   if (r.cancelled) out += "  cancelled: the layouts below are the best found before the run stopped\n";
   if (r.best.empty()) {
     out += "\nNo layout fits and passes the constraints.\n";

@@ -5,17 +5,9 @@
 
 #include <cstdio>
 
-namespace stepcast::cli {
+#include "simulator/quantity_parse.h"
 
-std::string thousands(unsigned long long n) {
-  std::string digits = std::to_string(n);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
+namespace stepcast::cli {
 
 namespace {
 

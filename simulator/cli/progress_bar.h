@@ -25,7 +25,4 @@ class ProgressBar {
   bool m_tty = false;
 };
 
-// 1234567 -> "1,234,567"
-std::string thousands(unsigned long long n);
-
 }  // namespace stepcast::cli

@@ -22,6 +22,7 @@
 #include "simulator/cli/model_choice.h"
 #include "simulator/cli/progress_bar.h"
 #include "simulator/diagnostics.h"
+#include "simulator/quantity_parse.h"
 #include "simulator/sweep_file.h"
 #include "simulator/sweep_points.h"
 #include "simulator/sweep_runner.h"
