@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 #include <tbb/enumerable_thread_specific.h>
-#include <tbb/global_control.h>
-#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -23,6 +21,7 @@
 #include "simulator/scenario_checks.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/sweep_file.h"
+#include "simulator/worker_arena.h"
 
 namespace stepcast {
 namespace {
@@ -273,12 +272,8 @@ ServingSearchResult run_serving_search(const Scenario& base, const ServingSearch
   for (const Objective& o : options.objectives) result.objective_texts.push_back(o.text());
   tbb::enumerable_thread_specific<Worker> workers([&] { return Worker(base); });
   ProgressMeter meter(control, start);
-  std::unique_ptr<tbb::global_control> allow;
-  if (options.threads > tbb::info::default_concurrency()) {
-    allow = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                  static_cast<std::size_t>(options.threads));
-  }
-  tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
+  WorkerArena workers_arena(options.threads);
+  tbb::task_arena& arena = workers_arena.arena;
   const std::uint64_t in_shard = space.size() > shard_index ? (space.size() - shard_index + shard_count - 1) / shard_count : 0;
   meter.begin("evaluating", in_shard);
   arena.execute([&] {

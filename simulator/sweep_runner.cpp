@@ -1,8 +1,6 @@
 #include "simulator/sweep_runner.h"
 
 #include <tbb/enumerable_thread_specific.h>
-#include <tbb/global_control.h>
-#include <tbb/info.h>
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
@@ -12,6 +10,7 @@
 #include "simulator/collective_models.h"
 #include "simulator/sweep_points.h"
 #include "simulator/training_predictor.h"
+#include "simulator/worker_arena.h"
 
 namespace stepcast {
 namespace {
@@ -123,12 +122,8 @@ SweepRunResult run_sweep(const SweepFile& sweep, const SweepRunOptions& options_
     for (std::size_t i = 0; i < sweep.objectives.size(); ++i) out.objectives[i] = sweep.objectives[i].expression.evaluate(w.row);
   };
 
-  std::unique_ptr<tbb::global_control> allow;
-  if (options.threads > tbb::info::default_concurrency()) {
-    allow = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                  static_cast<std::size_t>(options.threads));
-  }
-  tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
+  WorkerArena workers_arena(options.threads);
+  tbb::task_arena& arena = workers_arena.arena;
   const std::uint64_t chunk = std::max<std::size_t>(options.chunk, 1);
   std::uint64_t next = 0;
   const std::size_t tokens = static_cast<std::size_t>(std::max(arena.max_concurrency(), 1)) * 4;

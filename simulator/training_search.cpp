@@ -1,8 +1,6 @@
 #include "simulator/training_search.h"
 
 #include <tbb/enumerable_thread_specific.h>
-#include <tbb/global_control.h>
-#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
@@ -16,6 +14,7 @@
 #include "model/flops.h"
 #include "simulator/collective_models.h"
 #include "simulator/training_predictor.h"
+#include "simulator/worker_arena.h"
 
 namespace stepcast {
 namespace {
@@ -118,13 +117,8 @@ SearchResult run_training_search(const Scenario& base, const SearchOptions& opti
   result.counts.space = space.size();
   tbb::enumerable_thread_specific<Worker> workers([&] { return Worker(base, options.parameters); });
   ProgressMeter meter(control, start);
-  // More threads than cores (tests of determinism) need TBB's global limit raised for the run.
-  std::unique_ptr<tbb::global_control> allow;
-  if (options.threads > tbb::info::default_concurrency()) {
-    allow = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                  static_cast<std::size_t>(options.threads));
-  }
-  tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
+  WorkerArena workers_arena(options.threads);
+  tbb::task_arena& arena = workers_arena.arena;
 
   // --- Phase 1: screen every layout of this shard ------------------------------------------------
   std::uint64_t in_shard = 0;
