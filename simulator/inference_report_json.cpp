@@ -12,7 +12,6 @@ namespace {
 using nlohmann::ordered_json;
 
 double r6(double v) { return round_significant(v, 6); }
-std::uint64_t bytes(Bytes b) { return static_cast<std::uint64_t>(std::llround(std::max(b.value(), 0.0))); }
 
 ordered_json latency_json(const LatencyStats& s) {
   return ordered_json{{"mean", r6(s.mean.value())}, {"p50", r6(s.p50.value())}, {"p90", r6(s.p90.value())},
@@ -52,9 +51,9 @@ std::string inference_report_json(const Scenario& scenario, const InferencePredi
   j["output_tokens_per_s"] = r6(p.output_tokens_per_s);
   j["requests_per_s"] = r6(p.requests_per_s);
   const MemoryBreakdown& m = p.memory;
-  j["memory_per_gpu_bytes"] = {{"weights", bytes(m.weights)},         {"kv_cache", bytes(m.kv_cache)},
-                               {"activations", bytes(m.activations)}, {"buffers", bytes(m.buffers)},
-                               {"fragmentation", bytes(m.fragmentation)}, {"peak", bytes(m.peak)}};
+  j["memory_per_gpu_bytes"] = {{"weights", json_bytes(m.weights)},         {"kv_cache", json_bytes(m.kv_cache)},
+                               {"activations", json_bytes(m.activations)}, {"buffers", json_bytes(m.buffers)},
+                               {"fragmentation", json_bytes(m.fragmentation)}, {"peak", json_bytes(m.peak)}};
   j["max_concurrent_sequences"] = p.max_concurrent_sequences;
   j["fits"] = p.fits;
 
@@ -63,7 +62,7 @@ std::string inference_report_json(const Scenario& scenario, const InferencePredi
   j["scenario"] = scenario.name;
   j["gpus"] = scenario.system.gpus;
   j["gpu"] = scenario.system.gpu.name;
-  j["gpu_memory_bytes"] = bytes(scenario.system.gpu.memory);
+  j["gpu_memory_bytes"] = json_bytes(scenario.system.gpu.memory);
   const ParallelConfig& par = scenario.parallel;
   j["parallel"] = {{"tp", par.tp}, {"pp", par.pp}, {"instances", par.tp * par.pp > 0 ? scenario.system.gpus / (par.tp * par.pp) : 0},
                    {"ep", par.ep}};

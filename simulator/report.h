@@ -10,6 +10,7 @@
 // Numbers in JSON and CSV are SI (seconds, bytes, tokens/s) rounded to 6 significant digits so
 // reports are stable across platforms; bytes are integers.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -39,5 +40,8 @@ double round_significant(double v, int digits = 6);
 std::string csv_number(double v);
 std::string csv_bytes(Bytes b);
 std::string csv_field(const std::string& text);
+
+// A byte count in a JSON report: a whole number (never negative).
+std::uint64_t json_bytes(Bytes b);
 
 }  // namespace stepcast

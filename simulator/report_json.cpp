@@ -5,22 +5,24 @@
 #include "simulator/report.h"
 
 namespace stepcast {
+
+std::uint64_t json_bytes(Bytes b) { return static_cast<std::uint64_t>(std::llround(std::max(b.value(), 0.0))); }
+
 namespace {
 
 using nlohmann::ordered_json;
 
 double r6(double v) { return round_significant(v, 6); }
-std::uint64_t bytes(Bytes b) { return static_cast<std::uint64_t>(std::llround(std::max(b.value(), 0.0))); }
 
 ordered_json memory_json(const MemoryBreakdown& m) {
   ordered_json j;
-  j["weights"] = bytes(m.weights);
-  j["gradients"] = bytes(m.gradients);
-  j["optimizer_states"] = bytes(m.optimizer_states);
-  j["activations"] = bytes(m.activations);
-  j["buffers"] = bytes(m.buffers);
-  j["fragmentation"] = bytes(m.fragmentation);
-  j["peak"] = bytes(m.peak);
+  j["weights"] = json_bytes(m.weights);
+  j["gradients"] = json_bytes(m.gradients);
+  j["optimizer_states"] = json_bytes(m.optimizer_states);
+  j["activations"] = json_bytes(m.activations);
+  j["buffers"] = json_bytes(m.buffers);
+  j["fragmentation"] = json_bytes(m.fragmentation);
+  j["peak"] = json_bytes(m.peak);
   return j;
 }
 
@@ -64,7 +66,7 @@ std::string training_report_json(const Scenario& scenario, const TrainingPredict
   j["scenario"] = scenario.name;
   j["gpus"] = scenario.parallel.world_size();
   j["gpu"] = scenario.system.gpu.name;
-  j["gpu_memory_bytes"] = bytes(scenario.system.gpu.memory);
+  j["gpu_memory_bytes"] = json_bytes(scenario.system.gpu.memory);
   const ParallelConfig& par = scenario.parallel;
   j["parallel"] = {{"tp", par.tp},
                    {"pp", par.pp},
@@ -115,8 +117,8 @@ std::string training_report_json(const Scenario& scenario, const TrainingPredict
     gp["optimal_checkpoint_interval_s"] = r6(g.optimal_checkpoint_interval.value());
     j["goodput"] = gp;
   }
-  if (p.host_memory.value() > 0.0) j["host_memory_per_gpu_bytes"] = bytes(p.host_memory);
-  if (p.activation_offloaded.value() > 0.0) j["activation_offload_bytes"] = bytes(p.activation_offloaded);
+  if (p.host_memory.value() > 0.0) j["host_memory_per_gpu_bytes"] = json_bytes(p.host_memory);
+  if (p.activation_offloaded.value() > 0.0) j["activation_offload_bytes"] = json_bytes(p.activation_offloaded);
   j["notes"] = p.notes;
   return j.dump(2);
 }
