@@ -47,6 +47,15 @@ Op sixteen_bit_gemm(std::string_view name, const InferenceShape& s, double m, do
   return op;
 }
 
+// A FlashAttention forward over 16-bit activations; the caller sets its FLOPs and bytes.
+Op attention_op(std::string_view name, const InferenceShape& s) {
+  Op op;
+  op.kind = OpKind::flash_forward;
+  op.name = name;
+  op.dtype = sixteen_bit(s);
+  return op;
+}
+
 double kv_width_per_rank(const InferenceShape& s) { return s.kv_heads_per_rank() * s.head_dim; }
 
 void push_attention_projections(OpList& ops, const InferenceShape& s, double T) {
@@ -143,10 +152,7 @@ OpList inference_layer_ops(const InferenceShape& s, double T, bool moe_layer) {
 }
 
 Op prefill_attention_op(const InferenceShape& s, const PrefillAttentionWork& work) {
-  Op op;
-  op.kind = OpKind::flash_forward;
-  op.name = "prefill_attention";
-  op.dtype = sixteen_bit(s);
+  Op op = attention_op("prefill_attention", s);
   const double a = s.heads_per_rank();
   const double e = s.activation_bytes;
   double flops_per_pair = 4.0 * a * s.head_dim;
@@ -165,10 +171,7 @@ Op prefill_attention_op(const InferenceShape& s, const PrefillAttentionWork& wor
 }
 
 Op decode_attention_op(const InferenceShape& s, double sequences, double context_tokens) {
-  Op op;
-  op.kind = OpKind::flash_forward;
-  op.name = "decode_attention";
-  op.dtype = sixteen_bit(s);
+  Op op = attention_op("decode_attention", s);
   const double a = s.heads_per_rank();
   const double e = s.activation_bytes;
   double flops_per_token = 4.0 * a * s.head_dim;
