@@ -142,6 +142,14 @@ struct SdpaGraph {
     return tensor(next_uid++, type, dims, strides, true);
   }
 
+  // Finalizes `op` and appends it to the graph; `config`, the pointwise, reduction or matmul
+  // descriptor the operation points to, is kept alive with it.
+  void add_operation(Descriptor op, Descriptor config) {
+    STEPCAST_CUDNN(cudnnBackendFinalize(op.get()));
+    keep.push_back(std::move(config));
+    ops.push_back(std::move(op));
+  }
+
   void pointwise(cudnnPointwiseMode_t mode, cudnnDataType_t precision, const Descriptor& x, const Descriptor* b,
                  const Descriptor* t, const Descriptor& y, std::int64_t axis = -1) {
     Descriptor pw(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
@@ -155,9 +163,7 @@ struct SdpaGraph {
     if (b != nullptr) set(op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, b->ref());
     if (t != nullptr) set(op, CUDNN_ATTR_OPERATION_POINTWISE_TDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, t->ref());
     set(op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, y.ref());
-    STEPCAST_CUDNN(cudnnBackendFinalize(op.get()));
-    keep.push_back(std::move(pw));
-    ops.push_back(std::move(op));
+    add_operation(std::move(op), std::move(pw));
   }
 
   void reduction(cudnnReduceTensorOp_t mode, const Descriptor& x, const Descriptor& y) {
@@ -170,9 +176,7 @@ struct SdpaGraph {
     set(op, CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, r.ref());
     set(op, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, x.ref());
     set(op, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, y.ref());
-    STEPCAST_CUDNN(cudnnBackendFinalize(op.get()));
-    keep.push_back(std::move(r));
-    ops.push_back(std::move(op));
+    add_operation(std::move(op), std::move(r));
   }
 
   void matmul(const Descriptor& a, const Descriptor& b, const Descriptor& c) {
@@ -185,9 +189,7 @@ struct SdpaGraph {
     set(op, CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, b.ref());
     set(op, CUDNN_ATTR_OPERATION_MATMUL_CDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, c.ref());
     set(op, CUDNN_ATTR_OPERATION_MATMUL_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, m.ref());
-    STEPCAST_CUDNN(cudnnBackendFinalize(op.get()));
-    keep.push_back(std::move(m));
-    ops.push_back(std::move(op));
+    add_operation(std::move(op), std::move(m));
   }
 
   // A view of x with other dims/strides (cudnn-frontend uses it for the transposes of P, dS, K).
