@@ -451,6 +451,33 @@ class ObjectReader {
     return m_value.find(key);
   }
 
+  // The value of a required key, read and checked as FileReader's function of the same name
+  // reads it, and reported at the key's path.
+  ObjectReader object(std::string_view key) { return m_file.object(required(key), path_of(key)); }
+  double non_negative(std::string_view key) { return m_file.non_negative(required(key), path_of(key)); }
+  double positive(std::string_view key) { return m_file.positive(required(key), path_of(key)); }
+  std::int64_t integer(std::string_view key, std::int64_t min_value) {
+    return m_file.integer(required(key), path_of(key), min_value);
+  }
+  int small_integer(std::string_view key, int min_value) {
+    return m_file.small_integer(required(key), path_of(key), min_value);
+  }
+  bool boolean(std::string_view key) { return m_file.boolean(required(key), path_of(key)); }
+  const std::string& string(std::string_view key) { return m_file.string(required(key), path_of(key)); }
+  std::string one_of(std::string_view key, std::initializer_list<std::string_view> choices) {
+    return m_file.one_of(required(key), path_of(key), choices);
+  }
+  std::optional<double> optional_number(std::string_view key) {
+    return m_file.optional_number(required(key), path_of(key));
+  }
+  std::optional<std::string> optional_string(std::string_view key) {
+    return m_file.optional_string(required(key), path_of(key));
+  }
+  std::vector<std::string> strings(std::string_view key) { return m_file.strings(required(key), path_of(key)); }
+  DataType datatype(std::string_view key, std::initializer_list<DataType> allowed) {
+    return m_file.datatype(required(key), path_of(key), allowed);
+  }
+
   // Every key of the object must have been read: unknown keys are errors, with a suggestion.
   void finish() const {
     for (const json::Member& m : m_value.members()) {
@@ -494,63 +521,63 @@ MeasurementInputs read_inputs(const FileReader& f, MeasurementKind kind, const j
   switch (kind) {
     case MeasurementKind::gemm: {
       GemmInputs g;
-      g.precision = f.datatype(o.required("precision"), p("precision"), kGemmPrecisions);
+      g.precision = o.datatype("precision", kGemmPrecisions);
       const std::initializer_list<std::string_view> formats = {"fp32", "fp16", "bf16", "e4m3", "e5m2", "int8", "int32"};
-      g.a_type = f.one_of(o.required("a_type"), p("a_type"), formats);
-      g.b_type = f.one_of(o.required("b_type"), p("b_type"), formats);
-      g.c_type = f.one_of(o.required("c_type"), p("c_type"), formats);
-      g.compute_type = f.one_of(o.required("compute_type"), p("compute_type"), {"fp32", "tf32", "int32"});
-      g.layout = f.one_of(o.required("layout"), p("layout"), {"TN", "NN", "NT", "TT"});
-      g.m = f.integer(o.required("m"), p("m"), 1);
-      g.n = f.integer(o.required("n"), p("n"), 1);
-      g.k = f.integer(o.required("k"), p("k"), 1);
-      g.batch = f.integer(o.required("batch"), p("batch"), 1);
-      g.groups = f.integer(o.required("groups"), p("groups"), 1);
-      g.role = f.string(o.required("role"), p("role"));
+      g.a_type = o.one_of("a_type", formats);
+      g.b_type = o.one_of("b_type", formats);
+      g.c_type = o.one_of("c_type", formats);
+      g.compute_type = o.one_of("compute_type", {"fp32", "tf32", "int32"});
+      g.layout = o.one_of("layout", {"TN", "NN", "NT", "TT"});
+      g.m = o.integer("m", 1);
+      g.n = o.integer("n", 1);
+      g.k = o.integer("k", 1);
+      g.batch = o.integer("batch", 1);
+      g.groups = o.integer("groups", 1);
+      g.role = o.string("role");
       result = g;
       break;
     }
     case MeasurementKind::attention: {
       AttentionInputs a;
-      a.impl = f.one_of(o.required("impl"), p("impl"), {"cudnn_sdpa", "stepcast_flash", "stepcast_paged_decode"});
-      const std::string dir = f.one_of(o.required("direction"), p("direction"), {"forward", "backward", "decode"});
+      a.impl = o.one_of("impl", {"cudnn_sdpa", "stepcast_flash", "stepcast_paged_decode"});
+      const std::string dir = o.one_of("direction", {"forward", "backward", "decode"});
       a.direction = dir == "forward" ? AttentionDirection::forward
                     : dir == "backward" ? AttentionDirection::backward
                                         : AttentionDirection::decode;
-      a.dtype = f.datatype(o.required("dtype"), p("dtype"), {DataType::fp16, DataType::bf16, DataType::fp8});
-      a.batch = f.integer(o.required("batch"), p("batch"), 1);
-      a.heads = f.integer(o.required("heads"), p("heads"), 1);
-      a.kv_heads = f.integer(o.required("kv_heads"), p("kv_heads"), 1);
-      a.seq_q = f.integer(o.required("seq_q"), p("seq_q"), 1);
-      a.seq_kv = f.integer(o.required("seq_kv"), p("seq_kv"), 1);
-      a.head_dim = f.integer(o.required("head_dim"), p("head_dim"), 1);
-      a.causal = f.boolean(o.required("causal"), p("causal"));
-      a.kv_block = f.integer(o.required("kv_block"), p("kv_block"), 0);
+      a.dtype = o.datatype("dtype", {DataType::fp16, DataType::bf16, DataType::fp8});
+      a.batch = o.integer("batch", 1);
+      a.heads = o.integer("heads", 1);
+      a.kv_heads = o.integer("kv_heads", 1);
+      a.seq_q = o.integer("seq_q", 1);
+      a.seq_kv = o.integer("seq_kv", 1);
+      a.head_dim = o.integer("head_dim", 1);
+      a.causal = o.boolean("causal");
+      a.kv_block = o.integer("kv_block", 0);
       if (a.heads % a.kv_heads != 0) f.fail(o.required("kv_heads"), p("kv_heads"), "heads must be a multiple of kv_heads");
       result = a;
       break;
     }
     case MeasurementKind::elementwise: {
       ElementwiseInputs e;
-      e.op = f.one_of(o.required("op"), p("op"),
+      e.op = o.one_of("op",
                       {"rmsnorm", "layernorm", "softmax", "swiglu", "gelu", "rope", "bias_dropout_add"});
-      e.dtype = f.datatype(o.required("dtype"), p("dtype"), kHalfTypes);
-      e.rows = f.integer(o.required("rows"), p("rows"), 1);
-      e.cols = f.integer(o.required("cols"), p("cols"), 1);
+      e.dtype = o.datatype("dtype", kHalfTypes);
+      e.rows = o.integer("rows", 1);
+      e.cols = o.integer("cols", 1);
       result = e;
       break;
     }
     case MeasurementKind::memory: {
       MemoryInputs m;
-      m.op = f.one_of(o.required("op"), p("op"), {"copy", "triad", "memcpy_d2d"});
-      m.dtype = f.datatype(o.required("dtype"), p("dtype"), {DataType::fp32, DataType::fp16, DataType::bf16});
-      m.elements = f.integer(o.required("elements"), p("elements"), 1);
+      m.op = o.one_of("op", {"copy", "triad", "memcpy_d2d"});
+      m.dtype = o.datatype("dtype", {DataType::fp32, DataType::fp16, DataType::bf16});
+      m.elements = o.integer("elements", 1);
       result = m;
       break;
     }
     case MeasurementKind::collective: {
       CollectiveInputs c;
-      const std::string op = f.one_of(o.required("op"), p("op"),
+      const std::string op = o.one_of("op",
                                       {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
                                        "all_to_all", "send_recv"});
       for (CollectiveOp candidate : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::reduce_scatter,
@@ -558,15 +585,15 @@ MeasurementInputs read_inputs(const FileReader& f, MeasurementKind kind, const j
                                      CollectiveOp::send_recv}) {
         if (to_string(candidate) == op) c.op = candidate;
       }
-      c.dtype = f.one_of(o.required("dtype"), p("dtype"), {"fp32", "fp16", "bf16", "int8"});
-      c.redop = f.one_of(o.required("redop"), p("redop"), {"sum", "none"});
-      c.size_bytes = f.integer(o.required("size_bytes"), p("size_bytes"), 0);
-      c.count = f.integer(o.required("count"), p("count"), 0);
-      c.ranks = f.small_integer(o.required("ranks"), p("ranks"), 1);
-      c.nodes = f.small_integer(o.required("nodes"), p("nodes"), 1);
-      c.ranks_per_node = f.small_integer(o.required("ranks_per_node"), p("ranks_per_node"), 1);
-      c.in_place = f.boolean(o.required("in_place"), p("in_place"));
-      c.root = f.small_integer(o.required("root"), p("root"), 0);
+      c.dtype = o.one_of("dtype", {"fp32", "fp16", "bf16", "int8"});
+      c.redop = o.one_of("redop", {"sum", "none"});
+      c.size_bytes = o.integer("size_bytes", 0);
+      c.count = o.integer("count", 0);
+      c.ranks = o.small_integer("ranks", 1);
+      c.nodes = o.small_integer("nodes", 1);
+      c.ranks_per_node = o.small_integer("ranks_per_node", 1);
+      c.in_place = o.boolean("in_place");
+      c.root = o.small_integer("root", 0);
       if (c.nodes * c.ranks_per_node < c.ranks) {
         f.fail(o.required("ranks"), p("ranks"), "ranks exceeds nodes x ranks_per_node");
       }
@@ -575,11 +602,11 @@ MeasurementInputs read_inputs(const FileReader& f, MeasurementKind kind, const j
     }
     case MeasurementKind::selftest: {
       SelftestInputs s;
-      s.test = f.one_of(o.required("test"), p("test"), {"spin_kernel", "d2d_copy"});
-      s.expected = f.non_negative(o.required("expected"), p("expected"));
-      s.measured = f.non_negative(o.required("measured"), p("measured"));
-      s.limit = f.non_negative(o.required("limit"), p("limit"));
-      s.passed = f.boolean(o.required("passed"), p("passed"));
+      s.test = o.one_of("test", {"spin_kernel", "d2d_copy"});
+      s.expected = o.non_negative("expected");
+      s.measured = o.non_negative("measured");
+      s.limit = o.non_negative("limit");
+      s.passed = o.boolean("passed");
       result = s;
       break;
     }
@@ -599,7 +626,7 @@ Measurement read_record(const FileReader& f, const json::Value& v, const std::st
     f.fail(kind_value, p("kind"),
            "'" + kind_value.as_string() + "' is not one of: gemm, attention, elementwise, memory, collective, selftest");
   }
-  r.name = f.string(o.required("name"), p("name"));
+  r.name = o.string("name");
   const json::Value& device_value = o.required("device");
   r.device = f.small_integer(device_value, p("device"), 0);
   if (std::find(device_indices.begin(), device_indices.end(), r.device) == device_indices.end()) {
@@ -608,21 +635,20 @@ Measurement read_record(const FileReader& f, const json::Value& v, const std::st
                std::to_string(device_indices.size()) + " listed)");
   }
   r.inputs = read_inputs(f, *kind, o.required("inputs"), p("inputs"));
-  r.flops = Flops(f.non_negative(o.required("flops"), p("flops")));
-  r.bytes = Bytes(f.non_negative(o.required("bytes"), p("bytes")));
+  r.flops = Flops(o.non_negative("flops"));
+  r.bytes = Bytes(o.non_negative("bytes"));
 
   {
     const json::Value& tv = o.required("time");
     ObjectReader t = f.object(tv, p("time"));
-    auto tp = [&](std::string_view key) { return t.path_of(key); };
-    r.time.median_s = f.positive(t.required("median_s"), tp("median_s"));
-    r.time.min_s = f.positive(t.required("min_s"), tp("min_s"));
-    r.time.max_s = f.positive(t.required("max_s"), tp("max_s"));
-    r.time.mean_s = f.positive(t.required("mean_s"), tp("mean_s"));
-    r.time.p10_s = f.positive(t.required("p10_s"), tp("p10_s"));
-    r.time.p90_s = f.positive(t.required("p90_s"), tp("p90_s"));
-    r.time.rel_stdev = f.non_negative(t.required("rel_stdev"), tp("rel_stdev"));
-    r.time.samples = f.integer(t.required("samples"), tp("samples"), 1);
+    r.time.median_s = t.positive("median_s");
+    r.time.min_s = t.positive("min_s");
+    r.time.max_s = t.positive("max_s");
+    r.time.mean_s = t.positive("mean_s");
+    r.time.p10_s = t.positive("p10_s");
+    r.time.p90_s = t.positive("p90_s");
+    r.time.rel_stdev = t.non_negative("rel_stdev");
+    r.time.samples = t.integer("samples", 1);
     t.finish();
     const TimeStats& s = r.time;
     if (!(s.min_s <= s.p10_s && s.p10_s <= s.median_s && s.median_s <= s.p90_s && s.p90_s <= s.max_s &&
@@ -633,35 +659,34 @@ Measurement read_record(const FileReader& f, const json::Value& v, const std::st
   if (const json::Value* achieved = o.optional("achieved")) {
     // Derived from flops, bytes and time; checked for shape only.
     ObjectReader a = f.object(*achieved, p("achieved"));
-    f.optional_number(a.required("flop_rate"), a.path_of("flop_rate"));
-    f.optional_number(a.required("bytes_per_s"), a.path_of("bytes_per_s"));
+    a.optional_number("flop_rate");
+    a.optional_number("bytes_per_s");
     a.finish();
   }
   {
-    ObjectReader m = f.object(o.required("method"), p("method"));
+    ObjectReader m = o.object("method");
     auto mp = [&](std::string_view key) { return m.path_of(key); };
-    r.method.mode = f.one_of(m.required("mode"), mp("mode"), {"cold", "hot", "host_timer"});
-    r.method.batch = f.integer(m.required("batch"), mp("batch"), 1);
+    r.method.mode = m.one_of("mode", {"cold", "hot", "host_timer"});
+    r.method.batch = m.integer("batch", 1);
     const json::Value& reason = m.required("stop_reason");
     const auto stop = parse_stop_reason(f.string(reason, mp("stop_reason")));
     if (!stop || *stop == StopReason::running) {
       f.fail(reason, mp("stop_reason"), "'" + reason.as_string() + "' is not one of: converged, plateau, timeout, max_samples");
     }
     r.method.stop_reason = *stop;
-    r.method.wall_s = f.non_negative(m.required("wall_s"), mp("wall_s"));
-    r.method.throttled_discarded = f.integer(m.required("throttled_discarded"), mp("throttled_discarded"), 0);
-    r.method.sm_clock_mhz = f.optional_number(m.required("sm_clock_mhz"), mp("sm_clock_mhz"));
+    r.method.wall_s = m.non_negative("wall_s");
+    r.method.throttled_discarded = m.integer("throttled_discarded", 0);
+    r.method.sm_clock_mhz = m.optional_number("sm_clock_mhz");
     m.finish();
   }
   {
-    ObjectReader c = f.object(o.required("check"), p("check"));
-    auto cp = [&](std::string_view key) { return c.path_of(key); };
-    r.check.passed = f.boolean(c.required("passed"), cp("passed"));
-    r.check.method = f.string(c.required("method"), cp("method"));
-    r.check.checked = f.integer(c.required("checked"), cp("checked"), 0);
-    r.check.max_abs_error = f.non_negative(c.required("max_abs_error"), cp("max_abs_error"));
-    r.check.max_rel_error = f.non_negative(c.required("max_rel_error"), cp("max_rel_error"));
-    r.check.tolerance = f.non_negative(c.required("tolerance"), cp("tolerance"));
+    ObjectReader c = o.object("check");
+    r.check.passed = c.boolean("passed");
+    r.check.method = c.string("method");
+    r.check.checked = c.integer("checked", 0);
+    r.check.max_abs_error = c.non_negative("max_abs_error");
+    r.check.max_rel_error = c.non_negative("max_rel_error");
+    r.check.tolerance = c.non_negative("tolerance");
     c.finish();
   }
   const json::Value* collective = o.optional("collective");
@@ -669,34 +694,33 @@ Measurement read_record(const FileReader& f, const json::Value& v, const std::st
     if (collective == nullptr) f.fail(v, path, "a collective record needs a 'collective' object (algbw, busbw)");
     ObjectReader c = f.object(*collective, p("collective"));
     CollectiveResult cr;
-    cr.algbw_bytes_per_s = f.positive(c.required("algbw_bytes_per_s"), c.path_of("algbw_bytes_per_s"));
-    cr.busbw_bytes_per_s = f.non_negative(c.required("busbw_bytes_per_s"), c.path_of("busbw_bytes_per_s"));
-    cr.bus_factor = f.non_negative(c.required("bus_factor"), c.path_of("bus_factor"));
-    cr.nccl_estimate_s = f.optional_number(c.required("nccl_estimate_s"), c.path_of("nccl_estimate_s"));
+    cr.algbw_bytes_per_s = c.positive("algbw_bytes_per_s");
+    cr.busbw_bytes_per_s = c.non_negative("busbw_bytes_per_s");
+    cr.bus_factor = c.non_negative("bus_factor");
+    cr.nccl_estimate_s = c.optional_number("nccl_estimate_s");
     c.finish();
     r.collective = cr;
   } else if (collective != nullptr) {
     f.fail(*collective, p("collective"), "only collective records have a 'collective' object");
   }
-  r.notes = f.strings(o.required("notes"), p("notes"));
+  r.notes = o.strings("notes");
   o.finish();
   return r;
 }
 
 ClockState read_clocks(const FileReader& f, const json::Value& v, const std::string& path) {
   ObjectReader o = f.object(v, path);
-  auto p = [&](std::string_view key) { return o.path_of(key); };
   ClockState c;
-  c.source = f.one_of(o.required("source"), p("source"), {"nvml", "unavailable"});
-  c.note = f.string(o.required("note"), p("note"));
-  c.sm_mhz = f.optional_number(o.required("sm_mhz"), p("sm_mhz"));
-  c.memory_mhz = f.optional_number(o.required("memory_mhz"), p("memory_mhz"));
-  c.max_sm_mhz = f.optional_number(o.required("max_sm_mhz"), p("max_sm_mhz"));
-  c.max_memory_mhz = f.optional_number(o.required("max_memory_mhz"), p("max_memory_mhz"));
-  c.application_sm_mhz = f.optional_number(o.required("application_sm_mhz"), p("application_sm_mhz"));
-  c.temperature_c = f.optional_number(o.required("temperature_c"), p("temperature_c"));
-  c.power_limit_w = f.optional_number(o.required("power_limit_w"), p("power_limit_w"));
-  c.throttle_reasons = f.strings(o.required("throttle_reasons"), p("throttle_reasons"));
+  c.source = o.one_of("source", {"nvml", "unavailable"});
+  c.note = o.string("note");
+  c.sm_mhz = o.optional_number("sm_mhz");
+  c.memory_mhz = o.optional_number("memory_mhz");
+  c.max_sm_mhz = o.optional_number("max_sm_mhz");
+  c.max_memory_mhz = o.optional_number("max_memory_mhz");
+  c.application_sm_mhz = o.optional_number("application_sm_mhz");
+  c.temperature_c = o.optional_number("temperature_c");
+  c.power_limit_w = o.optional_number("power_limit_w");
+  c.throttle_reasons = o.strings("throttle_reasons");
   o.finish();
   return c;
 }
@@ -705,20 +729,19 @@ DeviceInfo read_device(const FileReader& f, const json::Value& v, const std::str
   ObjectReader o = f.object(v, path);
   auto p = [&](std::string_view key) { return o.path_of(key); };
   DeviceInfo d;
-  d.index = f.small_integer(o.required("index"), p("index"), 0);
-  d.name = f.string(o.required("name"), p("name"));
-  d.catalog_gpu = f.optional_string(o.required("catalog_gpu"), p("catalog_gpu"));
-  d.uuid = f.string(o.required("uuid"), p("uuid"));
-  d.pci_bus_id = f.string(o.required("pci_bus_id"), p("pci_bus_id"));
-  d.compute_capability = f.string(o.required("compute_capability"), p("compute_capability"));
-  d.sm_count = f.small_integer(o.required("sm_count"), p("sm_count"), 1);
-  d.memory_bytes = f.integer(o.required("memory_bytes"), p("memory_bytes"), 1);
-  d.l2_cache_bytes = f.integer(o.required("l2_cache_bytes"), p("l2_cache_bytes"), 0);
-  d.memory_bus_width_bits = f.small_integer(o.required("memory_bus_width_bits"), p("memory_bus_width_bits"), 0);
-  d.max_sm_clock_mhz = f.non_negative(o.required("max_sm_clock_mhz"), p("max_sm_clock_mhz"));
-  d.max_memory_clock_mhz = f.non_negative(o.required("max_memory_clock_mhz"), p("max_memory_clock_mhz"));
-  d.theoretical_memory_bandwidth_bytes_per_s =
-      f.non_negative(o.required("theoretical_memory_bandwidth_bytes_per_s"), p("theoretical_memory_bandwidth_bytes_per_s"));
+  d.index = o.small_integer("index", 0);
+  d.name = o.string("name");
+  d.catalog_gpu = o.optional_string("catalog_gpu");
+  d.uuid = o.string("uuid");
+  d.pci_bus_id = o.string("pci_bus_id");
+  d.compute_capability = o.string("compute_capability");
+  d.sm_count = o.small_integer("sm_count", 1);
+  d.memory_bytes = o.integer("memory_bytes", 1);
+  d.l2_cache_bytes = o.integer("l2_cache_bytes", 0);
+  d.memory_bus_width_bits = o.small_integer("memory_bus_width_bits", 0);
+  d.max_sm_clock_mhz = o.non_negative("max_sm_clock_mhz");
+  d.max_memory_clock_mhz = o.non_negative("max_memory_clock_mhz");
+  d.theoretical_memory_bandwidth_bytes_per_s = o.non_negative("theoretical_memory_bandwidth_bytes_per_s");
   const json::Value& ecc = o.required("ecc_enabled");
   if (!ecc.is_null()) d.ecc_enabled = f.boolean(ecc, p("ecc_enabled"));
   d.clocks_at_start = read_clocks(f, o.required("clocks_at_start"), p("clocks_at_start"));
@@ -729,26 +752,24 @@ DeviceInfo read_device(const FileReader& f, const json::Value& v, const std::str
 
 MeasurementMethod read_method(const FileReader& f, const json::Value& v, const std::string& path) {
   ObjectReader o = f.object(v, path);
-  auto p = [&](std::string_view key) { return o.path_of(key); };
   MeasurementMethod m;
-  m.l2_flush = f.boolean(o.required("l2_flush"), p("l2_flush"));
-  m.blocking_kernel = f.boolean(o.required("blocking_kernel"), p("blocking_kernel"));
-  m.warmup_runs = f.small_integer(o.required("warmup_runs"), p("warmup_runs"), 0);
+  m.l2_flush = o.boolean("l2_flush");
+  m.blocking_kernel = o.boolean("blocking_kernel");
+  m.warmup_runs = o.small_integer("warmup_runs", 0);
   {
-    ObjectReader s = f.object(o.required("stopping"), p("stopping"));
-    auto sp = [&](std::string_view key) { return s.path_of(key); };
-    m.stopping.max_noise = f.non_negative(s.required("max_noise"), sp("max_noise"));
-    m.stopping.min_time = units::seconds(f.non_negative(s.required("min_time_s"), sp("min_time_s")));
-    m.stopping.min_samples = f.small_integer(s.required("min_samples"), sp("min_samples"), 1);
-    m.stopping.timeout = units::seconds(f.non_negative(s.required("timeout_s"), sp("timeout_s")));
-    m.stopping.max_samples = f.small_integer(s.required("max_samples"), sp("max_samples"), 1);
-    m.stopping.plateau_window = f.small_integer(s.required("plateau_window"), sp("plateau_window"), 1);
-    m.stopping.plateau_check_every = f.small_integer(s.required("plateau_check_every"), sp("plateau_check_every"), 1);
-    m.stopping.plateau_tolerance = f.non_negative(s.required("plateau_tolerance"), sp("plateau_tolerance"));
+    ObjectReader s = o.object("stopping");
+    m.stopping.max_noise = s.non_negative("max_noise");
+    m.stopping.min_time = units::seconds(s.non_negative("min_time_s"));
+    m.stopping.min_samples = s.small_integer("min_samples", 1);
+    m.stopping.timeout = units::seconds(s.non_negative("timeout_s"));
+    m.stopping.max_samples = s.small_integer("max_samples", 1);
+    m.stopping.plateau_window = s.small_integer("plateau_window", 1);
+    m.stopping.plateau_check_every = s.small_integer("plateau_check_every", 1);
+    m.stopping.plateau_tolerance = s.non_negative("plateau_tolerance");
     s.finish();
   }
-  m.throttle_threshold = f.non_negative(o.required("throttle_threshold"), p("throttle_threshold"));
-  m.throttle_recovery_delay_s = f.non_negative(o.required("throttle_recovery_delay_s"), p("throttle_recovery_delay_s"));
+  m.throttle_threshold = o.non_negative("throttle_threshold");
+  m.throttle_recovery_delay_s = o.non_negative("throttle_recovery_delay_s");
   o.finish();
   return m;
 }
@@ -757,28 +778,27 @@ Provenance read_provenance(const FileReader& f, const json::Value& v, const std:
   ObjectReader o = f.object(v, path);
   auto p = [&](std::string_view key) { return o.path_of(key); };
   Provenance pr;
-  pr.tool = f.one_of(o.required("tool"), p("tool"), {"stepcast-harness"});
-  pr.tool_version = f.string(o.required("tool_version"), p("tool_version"));
-  pr.git_sha = f.string(o.required("git_sha"), p("git_sha"));
-  pr.argv = f.strings(o.required("argv"), p("argv"));
-  pr.command = f.string(o.required("command"), p("command"));
-  pr.started_utc = f.string(o.required("started_utc"), p("started_utc"));
-  pr.finished_utc = f.string(o.required("finished_utc"), p("finished_utc"));
-  pr.host = f.string(o.required("host"), p("host"));
+  pr.tool = o.one_of("tool", {"stepcast-harness"});
+  pr.tool_version = o.string("tool_version");
+  pr.git_sha = o.string("git_sha");
+  pr.argv = o.strings("argv");
+  pr.command = o.string("command");
+  pr.started_utc = o.string("started_utc");
+  pr.finished_utc = o.string("finished_utc");
+  pr.host = o.string("host");
   {
-    ObjectReader ver = f.object(o.required("versions"), p("versions"));
-    auto vp = [&](std::string_view key) { return ver.path_of(key); };
-    pr.driver_version = f.optional_string(ver.required("driver"), vp("driver"));
-    pr.cuda_driver_api = f.string(ver.required("cuda_driver_api"), vp("cuda_driver_api"));
-    pr.cuda_runtime = f.string(ver.required("cuda_runtime"), vp("cuda_runtime"));
-    pr.cublas = f.string(ver.required("cublas"), vp("cublas"));
-    pr.cudnn = f.optional_string(ver.required("cudnn"), vp("cudnn"));
-    pr.nccl = f.optional_string(ver.required("nccl"), vp("nccl"));
+    ObjectReader ver = o.object("versions");
+    pr.driver_version = ver.optional_string("driver");
+    pr.cuda_driver_api = ver.string("cuda_driver_api");
+    pr.cuda_runtime = ver.string("cuda_runtime");
+    pr.cublas = ver.string("cublas");
+    pr.cudnn = ver.optional_string("cudnn");
+    pr.nccl = ver.optional_string("nccl");
     ver.finish();
   }
-  pr.cuda_architectures = f.string(o.required("cuda_architectures"), p("cuda_architectures"));
-  pr.ranks = f.small_integer(o.required("ranks"), p("ranks"), 1);
-  pr.nodes = f.small_integer(o.required("nodes"), p("nodes"), 1);
+  pr.cuda_architectures = o.string("cuda_architectures");
+  pr.ranks = o.small_integer("ranks", 1);
+  pr.nodes = o.small_integer("nodes", 1);
   const json::Value& devices = o.required("devices");
   if (!devices.is_array() || devices.items().empty()) {
     f.fail(devices, p("devices"), "expected a non-empty array of devices");
@@ -833,7 +853,7 @@ MeasurementFile parse_measurement_text(std::string_view text, const std::string&
   }
   MeasurementFile file;
   file.schema_version = schema_version;
-  file.complete = f.boolean(o.required("complete"), "complete");
+  file.complete = o.boolean("complete");
   file.provenance = read_provenance(f, o.required("provenance"), "provenance");
   const json::Value& records = o.required("records");
   if (!records.is_array()) f.fail(records, "records", "expected an array of records");
@@ -847,9 +867,9 @@ MeasurementFile parse_measurement_text(std::string_view text, const std::string&
   for (std::size_t i = 0; i < skipped.items().size(); ++i) {
     ObjectReader s = f.object(skipped.items()[i], "skipped[" + std::to_string(i) + "]");
     SkippedPoint point;
-    point.kind = f.string(s.required("kind"), s.path_of("kind"));
-    point.name = f.string(s.required("name"), s.path_of("name"));
-    point.reason = f.string(s.required("reason"), s.path_of("reason"));
+    point.kind = s.string("kind");
+    point.name = s.string("name");
+    point.reason = s.string("reason");
     s.finish();
     file.skipped.push_back(std::move(point));
   }
