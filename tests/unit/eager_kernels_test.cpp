@@ -53,16 +53,12 @@ double total_flops(const OpList& ops) {
 TEST_CASE("an eager RMSNorm moves 28 + 4e bytes per element forward and 44 + 6e backward in 8 and 11 kernels") {
   const LayerShape s = llama_layer(KernelFusion::eager);
   const double elements = 1024.0 * 512.0;
-  const OpList forward = layer_forward_ops(s);
-  const OpList backward = layer_backward_ops(s);
-  const Op* fwd = test::find_op(forward, "input_norm");
-  const Op* bwd = test::find_op(backward, "input_norm.backward");
-  REQUIRE(fwd != nullptr);
-  REQUIRE(bwd != nullptr);
-  CHECK(fwd->bytes.value() == doctest::Approx(elements * (28.0 + 4.0 * 2.0)));
-  CHECK(bwd->bytes.value() == doctest::Approx(elements * (44.0 + 6.0 * 2.0)));
-  CHECK(fwd->launches == 8.0);
-  CHECK(bwd->launches == 11.0);
+  const auto norm = test::forward_and_backward_op(s, "input_norm");
+  REQUIRE(norm);
+  CHECK(norm->forward.bytes.value() == doctest::Approx(elements * (28.0 + 4.0 * 2.0)));
+  CHECK(norm->backward.bytes.value() == doctest::Approx(elements * (44.0 + 6.0 * 2.0)));
+  CHECK(norm->forward.launches == 8.0);
+  CHECK(norm->backward.launches == 11.0);
   // The fused norm: read x, write y (2e); backward read x, dy and the residual gradient, write dx (4e).
   const LayerShape f = llama_layer(KernelFusion::fused);
   CHECK(test::find_op(layer_forward_ops(f), "input_norm")->bytes.value() == doctest::Approx(elements * 4.0));
@@ -184,17 +180,13 @@ TEST_CASE("YaRN RoPE runs Megatron-Core's unfused rotation: 12e per element forw
   CHECK(fused->bytes.value() == doctest::Approx(2.0 * 2.0 * elements));
   CHECK(fused->launches == 2.0);
   s.position = PositionEmbedding::yarn;
-  const OpList forward = layer_forward_ops(s);
-  const OpList backward = layer_backward_ops(s);
-  const Op* fwd = test::find_op(forward, "rope");
-  const Op* bwd = test::find_op(backward, "rope.backward");
-  REQUIRE(fwd != nullptr);
-  REQUIRE(bwd != nullptr);
-  CHECK(fwd->bytes.value() == doctest::Approx(12.0 * 2.0 * elements));
-  CHECK(bwd->bytes.value() == doctest::Approx(10.0 * 2.0 * elements));
-  CHECK(fwd->launches == 2.0 * 6.0);
-  CHECK(bwd->launches == 2.0 * 5.0);
-  CHECK(fwd->kind == OpKind::data_movement);
+  const auto yarn = test::forward_and_backward_op(s, "rope");
+  REQUIRE(yarn);
+  CHECK(yarn->forward.bytes.value() == doctest::Approx(12.0 * 2.0 * elements));
+  CHECK(yarn->backward.bytes.value() == doctest::Approx(10.0 * 2.0 * elements));
+  CHECK(yarn->forward.launches == 2.0 * 6.0);
+  CHECK(yarn->backward.launches == 2.0 * 5.0);
+  CHECK(yarn->forward.kind == OpKind::data_movement);
   // Eager stacks price RoPE their own way whatever the scaling.
   LayerShape eager = llama_layer(KernelFusion::eager);
   const double eager_bytes = test::find_op(layer_forward_ops(eager), "rope")->bytes.value();

@@ -144,14 +144,12 @@ TEST_CASE("MXFP8 grouped experts run the fused grouped MLP: SwiGLU and FC2's inp
   // One cast kernel each way, of FC1's input (forward) and FC2's output gradient (backward) only:
   // rows x h x (2 read + 2 (1 + 1/32) row- and column-wise MXFP8 written).
   const double mxfp8_cast = 2.0 + 2.0 * (1.0 + 1.0 / 32.0);
-  const Op* cast = test::find_op(forward, "experts_fp8_casts");
-  const Op* cast_back = test::find_op(backward, "experts_fp8_casts.backward");
-  REQUIRE(cast != nullptr);
-  REQUIRE(cast_back != nullptr);
-  CHECK(cast->launches == 1.0);
-  CHECK(cast->bytes.value() == doctest::Approx(kRows * kHidden * mxfp8_cast));
-  CHECK(cast_back->launches == 1.0);
-  CHECK(cast_back->bytes.value() == doctest::Approx(kRows * kHidden * mxfp8_cast));
+  const auto cast = test::forward_and_backward_op(s, "experts_fp8_casts");
+  REQUIRE(cast);
+  CHECK(cast->forward.launches == 1.0);
+  CHECK(cast->forward.bytes.value() == doctest::Approx(kRows * kHidden * mxfp8_cast));
+  CHECK(cast->backward.launches == 1.0);
+  CHECK(cast->backward.bytes.value() == doctest::Approx(kRows * kHidden * mxfp8_cast));
   // FC1's epilogue writes, besides its 16-bit output, FC2's MXFP8 input row- and column-wise:
   // rows x ffn x 2 (1 + 1/32) bytes more than the loop's FC1 (same operands, same 16-bit output).
   const Op* fc1 = test::find_op(forward, "experts_fc1");

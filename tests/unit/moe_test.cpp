@@ -355,16 +355,12 @@ TEST_CASE("QK-norm: Qwen3's per-head RMSNorms of the queries and keys, priced as
   REQUIRE(qwen.qk_norm);
   const LayerShape s = moe_layer_shape(shape_of(qwen, 2, 1, 1, true));
   const double elements = 4096.0 * (16.0 + 2.0) * 128.0;
-  const OpList forward = layer_forward_ops(s);
-  const OpList backward = layer_backward_ops(s);
-  const Op* norm = test::find_op(forward, "qk_norm");
-  const Op* norm_backward = test::find_op(backward, "qk_norm.backward");
-  REQUIRE(norm != nullptr);
-  REQUIRE(norm_backward != nullptr);
-  CHECK(norm->kind == OpKind::reduction);
-  CHECK(norm->bytes.value() == doctest::Approx(elements * 4.0));
-  CHECK(norm_backward->bytes.value() == doctest::Approx(elements * 8.0));
-  CHECK(norm->launches == 2.0);  // one kernel for the queries, one for the keys
+  const auto norm = test::forward_and_backward_op(s, "qk_norm");
+  REQUIRE(norm);
+  CHECK(norm->forward.kind == OpKind::reduction);
+  CHECK(norm->forward.bytes.value() == doctest::Approx(elements * 4.0));
+  CHECK(norm->backward.bytes.value() == doctest::Approx(elements * 8.0));
+  CHECK(norm->forward.launches == 2.0);  // one kernel for the queries, one for the keys
   // The norm keeps its input, the projected queries and keys: 2 bytes per element more per layer.
   LayerShape plain = s;
   plain.qk_norm = false;
@@ -420,16 +416,12 @@ TEST_CASE("experts with biases add FC2's probability-weighted bias in PyTorch, p
   REQUIRE(oss.linear_bias);
   const LayerShape s = moe_layer_shape(shape_of(oss, 1, 8, 1, false));
   const double elements = 16384.0 * 2880.0;
-  const OpList forward_ops = layer_forward_ops(s);
-  const OpList backward_ops = layer_backward_ops(s);
-  const Op* forward = test::find_op(forward_ops, "experts_fc2_bias");
-  const Op* backward = test::find_op(backward_ops, "experts_fc2_bias.backward");
-  REQUIRE(forward != nullptr);
-  REQUIRE(backward != nullptr);
-  CHECK(forward->bytes.value() == doctest::Approx(28.0 * elements));
-  CHECK(backward->bytes.value() == doctest::Approx(36.0 * elements));
-  CHECK(forward->launches == 2.0 * 16.0 + 2.0);   // product and sum per expert; cat and cast
-  CHECK(backward->launches == 5.0 * 16.0 + 1.0);  // cast and two multiply-reduce pairs per expert; cast
+  const auto bias = test::forward_and_backward_op(s, "experts_fc2_bias");
+  REQUIRE(bias);
+  CHECK(bias->forward.bytes.value() == doctest::Approx(28.0 * elements));
+  CHECK(bias->backward.bytes.value() == doctest::Approx(36.0 * elements));
+  CHECK(bias->forward.launches == 2.0 * 16.0 + 2.0);   // product and sum per expert; cat and cast
+  CHECK(bias->backward.launches == 5.0 * 16.0 + 1.0);  // cast and two multiply-reduce pairs per expert; cast
   // Experts without biases (Qwen3) add nothing.
   const LayerShape qwen = moe_layer_shape(shape_of(catalog_model("qwen3-30b-a3b"), 1, 8, 1, false));
   const OpList qwen_forward = layer_forward_ops(qwen);
@@ -449,17 +441,13 @@ TEST_CASE("a clamped gated activation (GPT-OSS) pays Megatron-Core's clamps and 
   const LayerShape s = moe_layer_shape(shape_of(oss, 1, 8, 1, false));
   REQUIRE(moe_activation_clamped(s));
   const double row_elements = 16384.0 * 2880.0;
-  const OpList forward_ops = layer_forward_ops(s);
-  const OpList backward_ops = layer_backward_ops(s);
-  const Op* forward = test::find_op(forward_ops, "experts_glu_clamp");
-  const Op* backward = test::find_op(backward_ops, "experts_glu_clamp.backward");
-  REQUIRE(forward != nullptr);
-  REQUIRE(backward != nullptr);
-  CHECK(forward->bytes.value() == doctest::Approx(8.0 * row_elements * 2.0));
-  CHECK(backward->bytes.value() == doctest::Approx(10.0 * row_elements * 2.0));
-  CHECK(forward->launches == 3.0);
-  CHECK(backward->launches == 3.0);
-  CHECK(forward->kind == OpKind::data_movement);
+  const auto clamp = test::forward_and_backward_op(s, "experts_glu_clamp");
+  REQUIRE(clamp);
+  CHECK(clamp->forward.bytes.value() == doctest::Approx(8.0 * row_elements * 2.0));
+  CHECK(clamp->backward.bytes.value() == doctest::Approx(10.0 * row_elements * 2.0));
+  CHECK(clamp->forward.launches == 3.0);
+  CHECK(clamp->backward.launches == 3.0);
+  CHECK(clamp->forward.kind == OpKind::data_movement);
   // Recomputing the experts' activation (moe_act) re-runs the clamps with it.
   RecomputeModules moe_act = RecomputeModules::empty();
   moe_act.add(RecomputeModule::moe_act);
