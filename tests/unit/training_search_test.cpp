@@ -62,6 +62,18 @@ std::vector<Ranked> exhaustive(const Scenario& base, const LayoutSpace& space, s
   return out;
 }
 
+// The search kept `top` layouts, and they are the exhaustive ranking's first `top`, in order, with
+// the same step times.
+void check_best_are_first_ranked(const SearchResult& r, const std::vector<Ranked>& all, std::size_t top) {
+  REQUIRE(r.best.size() == top);
+  const int step = FieldTable::training().slot_of("step_time_s");
+  for (std::size_t k = 0; k < top; ++k) {
+    CAPTURE(k);
+    CHECK(r.best[k].point == all[k].point);
+    CHECK(r.best[k].row[static_cast<std::size_t>(step)] == all[k].step);
+  }
+}
+
 std::string table_of(const Scenario& base, const SearchOptions& options, const SearchResult& r) {
   std::ostringstream out;
   TableHeader h = search_table_header(base, options);
@@ -100,13 +112,7 @@ TEST_CASE("the search's best layouts equal an exhaustive prediction of every lay
   CHECK(r.counts.infeasible == space.size() - fitting);
   CHECK(r.bounded);
   CHECK(r.counts.timed < fitting / 4);          // the bound spares most of the simulations
-  REQUIRE(r.best.size() == 10);
-  const int step = FieldTable::training().slot_of("step_time_s");
-  for (std::size_t k = 0; k < 10; ++k) {
-    CAPTURE(k);
-    CHECK(r.best[k].point == all[k].point);
-    CHECK(r.best[k].row[static_cast<std::size_t>(step)] == all[k].step);
-  }
+  check_best_are_first_ranked(r, all, 10);
 }
 
 TEST_CASE("the GPT-3 175B search on 512 A100s at global batch 1536 finds what predicting every layout finds") {
@@ -129,13 +135,7 @@ TEST_CASE("the GPT-3 175B search on 512 A100s at global batch 1536 finds what pr
   CHECK(space.size() > 30000);
   CHECK(r.counts.feasible == fitting);
   CHECK(r.counts.timed < fitting / 100);
-  REQUIRE(r.best.size() == 10);
-  const int step = FieldTable::training().slot_of("step_time_s");
-  for (std::size_t k = 0; k < 10; ++k) {
-    CAPTURE(k);
-    CHECK(r.best[k].point == all[k].point);
-    CHECK(r.best[k].row[static_cast<std::size_t>(step)] == all[k].step);
-  }
+  check_best_are_first_ranked(r, all, 10);
 }
 
 TEST_CASE("search results do not depend on the thread count, and merged shards equal one run") {
