@@ -397,16 +397,21 @@ struct SdpaGraph {
     const Descriptor& probs = virtual_tensor(f32, score_dims, score_strides);
     pointwise(CUDNN_POINTWISE_EXP, f32, *shifted, nullptr, nullptr, probs);
 
-    // dV = P^T dO (summed over the query heads of each KV head)
-    const Descriptor& probs_t = virtual_tensor(io, score_t_dims, score_t_strides);
-    reshape(probs, probs_t);
-    if (h == hk) {
-      matmul(probs_t, d_o, dv);
-    } else {
-      const Descriptor& dv_per_head = virtual_tensor(io, per_head_kv_dims, per_head_kv_strides);
-      matmul(probs_t, d_o, dv_per_head);
-      reduction(CUDNN_REDUCE_TENSOR_ADD, dv_per_head, dv);
-    }
+    // out = scores^T x, summed over the query heads of each KV head when they are more (GQA, MQA).
+    const auto transposed_times = [&](const Descriptor& scores_in, const Descriptor& x, const Descriptor& out) {
+      const Descriptor& scores_t = virtual_tensor(io, score_t_dims, score_t_strides);
+      reshape(scores_in, scores_t);
+      if (h == hk) {
+        matmul(scores_t, x, out);
+      } else {
+        const Descriptor& per_head = virtual_tensor(io, per_head_kv_dims, per_head_kv_strides);
+        matmul(scores_t, x, per_head);
+        reduction(CUDNN_REDUCE_TENSOR_ADD, per_head, out);
+      }
+    };
+
+    // dV = P^T dO
+    transposed_times(probs, d_o, dv);
 
     // dS = (dO V^T - D) * P * scale
     const Descriptor* dp = &virtual_tensor(f32, score_dims, score_strides);
@@ -423,16 +428,8 @@ struct SdpaGraph {
     const Descriptor& ds = virtual_tensor(ds_in_io ? io : f32, score_dims, score_strides);
     pointwise(CUDNN_POINTWISE_MUL, f32, ds_unscaled, &scale_t, nullptr, ds);
 
-    // dK = dS^T Q (summed as dV)
-    const Descriptor& ds_t = virtual_tensor(io, score_t_dims, score_t_strides);
-    reshape(ds, ds_t);
-    if (h == hk) {
-      matmul(ds_t, q, dk);
-    } else {
-      const Descriptor& dk_per_head = virtual_tensor(io, per_head_kv_dims, per_head_kv_strides);
-      matmul(ds_t, q, dk_per_head);
-      reduction(CUDNN_REDUCE_TENSOR_ADD, dk_per_head, dk);
-    }
+    // dK = dS^T Q
+    transposed_times(ds, q, dk);
 
     // dQ = dS K through the fp32 accumulator. Both operands in one type (cuDNN refuses mixed
     // matmul operands): the frontend leaves the reshaped K, like dS, in its intermediate type, fp32.
