@@ -26,12 +26,26 @@ One rule per field, the same for every row (never tuned per row):
                resharding after the forward (Llama 3 paper Sec. 3.3.2) reduces gradients and
                gathers parameters once per step, which is the distributed optimizer's traffic:
                ZeRO-1; context parallelism by all-gathering K and V (Sec. 3.3.2): cp_kind
-               all_gather.
+               all_gather. Llama 3 paper rows run the interleaved schedule (Sec. 3.3.2, p. 11: "To
+               reduce pipeline bubbles, we use an interleaved schedule (Narayanan et al., 2021) with
+               V pipeline stages on one pipeline rank. Overall pipeline bubble ratio is
+               (PP-1)/(V*M)."), with V = 8 (vpp 8). The paper states no V; 8 is inferred, an
+               assumption, from the same paragraph: "we reduce one Transformer layer each from the
+               first and the last stages, respectively. This means that the first model chunk on
+               the first stage has only the embedding, and the last model chunk on the last stage
+               has only output projection and loss calculation." A first chunk that holds only the
+               embedding after giving up one Transformer layer held one, so with equal chunks
+               every chunk is one layer: 126 layers + the two edge chunks = 128 = PP 16 x V 8
+               (V 2 or 4 would leave the first chunk 3 or 1 layers beside the embedding). The
+               paper's tunable N (micro-batches run back to back per chunk) is Megatron's N = PP
+               here (M = 16 = PP for the CP row), the bubble ratio it states.
   layers       when pp x vpp does not divide the layers, every model chunk but the first and the
                last holds ceil(layers / chunks) and those two share the rest, the first one more
                when it is odd: Llama 3 Sec. 3.3.2 ("one Transformer layer less on the first and
                the last stage"); Megatron-Bridge counts the embedding and the loss (and
                DeepSeek-V3's MTP module) as layers of the first and last chunks the same way.
+               When the middle chunks hold every layer, the first and last hold none (the
+               embedding-only and loss-only chunks of Sec. 3.3.2).
   recompute    none, unless RECIPES below holds the row: then recompute: selective with the
                recipe's recompute_modules (Megatron-Core fine-grained recomputation). A recipe is a
                config of Megatron-Bridge's performance scripts
@@ -126,6 +140,9 @@ MODELS = [
     ("llama3-405b", "Llama 3.1 405B"),
 ]
 SKIP = {"deepseek_v3_pretraining_h800"}
+# Virtual pipeline stages of the Llama 3 paper rows (the docstring's `parallel` rule: inferred from
+# Sec. 3.3.2's one-layer-less edge chunks holding only the embedding and only the loss; an assumption).
+LLAMA3_PAPER_VPP = 8
 
 # Megatron-Bridge performance recipes whose version matches a row (the docstring's rule): the
 # config, the file and the commit of the stored version read, its layout as
@@ -254,7 +271,7 @@ def scenario(row):
     if ep > 1:
         lines.append(f"  ep: {ep}")
         lines.append("  expert_tp: 1")
-    vpp = p.get("vpp") or 1
+    vpp = p.get("vpp") or (LLAMA3_PAPER_VPP if llama_paper else 1)
     if vpp > 1:
         lines.append(f"  vpp: {vpp}")
     layers = row["model"]["layers"]
@@ -262,7 +279,7 @@ def scenario(row):
     if layers % chunks != 0:
         per = -(-layers // chunks)
         edge = layers - (chunks - 2) * per
-        if edge <= 0:
+        if edge < 0:
             raise SystemExit(f"{row['id']}: {layers} layers do not split over {chunks} chunks by the rule")
         lines.append(f"  first_stage_layers: {edge - edge // 2}")
         lines.append(f"  last_stage_layers: {edge // 2}")

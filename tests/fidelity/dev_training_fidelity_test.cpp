@@ -268,8 +268,13 @@ TEST_CASE("development-set MoE and CP rows: regression guard") {
   // HybridEP's H100 rows at 2-8 nodes, scripts/fit_deepep_network.py): of these rows only
   // DeepSeek-V3 H100 crosses the network with DeepEP, and its large exchanges (h = 7168, EP 64 over
   // 8 nodes) sped up, -0.272 -> -0.262.
+  // Issue 8, CP fidelity: (1) the Llama 3 paper row runs the interleaved schedule the paper states
+  // (Sec. 3.3.2, bubble (PP-1)/(V*M)) with V = 8, inferred from its one-layer edge chunks holding
+  // only the embedding and only the loss (an assumption; scripts/dev_scenarios.py): its bubble fell
+  // from 11.6 s (plain 1F1B, PP 16, M 16) to 2.6 s, +0.406 -> -0.180 (21.48 s -> 12.54 s against
+  // 15.28 s).
   const std::map<std::string, double> measured = {
-      {"llama3_405b_t4_16384gpu_cp16_seq131072", +0.406},      // vpp unstated -> 1: 54% bubble
+      {"llama3_405b_t4_16384gpu_cp16_seq131072", -0.180},      // interleaved, V 8 (inferred)
       {"mbridge2509_h100_deepseekv3_fp8_1024gpu", -0.262},     // overlapped DeepEP dispatch
       {"mbridge2511_b200_deepseekv3_fp8-mx_256gpu", -0.300},   // HybridEP
       {"mbridge2511_b200_gpt_oss_120b_bf16_64gpu", -0.486},  // clamp, YaRN
@@ -304,7 +309,7 @@ TEST_CASE("every development-set row ran, so each fits in its GPU's memory but t
   //   B200 GPT-OSS 120B BF16 (EP 8, micro-batch 4): every stored GPT-OSS B200/H100 recipe sets
   //     recompute_modules [layernorm, moe_act], but with EP 64, not the row's 8.
   //   H100 GPT-OSS 120B 25.11 (PP 4, micro-batch 4): the stored H100 recipe has micro-batch 1.
-  //   Llama 3 405B CP 16 at 128K: the paper states no recomputation and no virtual stages.
+  //   Llama 3 405B CP 16 at 128K: the paper states no recomputation (and no V: 8 is inferred).
   // A memory term that drifts up (or down past these three) changes this list.
   const std::map<std::string, bool> misses = {
       {"mbridge2511_b200_gpt_oss_120b_bf16_64gpu", true},
