@@ -19,7 +19,43 @@ KvWidth kv_width(const LayerShape& s) {
   return {kv_heads * s.head_dim, kv_heads * s.head_dim};
 }
 
+// Elements of the rank's attention output (its queries x the V width of its heads) and of its
+// log-sum-exps (queries x heads).
+double output_elements(const LayerShape& s) {
+  const double v_dim = s.mla ? s.mla->v_head_dim : s.head_dim;
+  return s.tokens() * (s.heads / s.t()) * v_dim;
+}
+double lse_elements(const LayerShape& s) { return s.tokens() * (s.heads / s.t()); }
+double query_elements(const LayerShape& s) {
+  const double qk_dim = s.mla ? s.mla->qk_nope_head_dim + s.mla->qk_rope_head_dim : s.head_dim;
+  return s.tokens() * (s.heads / s.t()) * qk_dim;
+}
+
 }  // namespace
+
+Bytes ring_merge_forward_bytes(const LayerShape& s) {
+  if (s.cp <= 1) return Bytes(0.0);
+  const double e = s.activation_bytes;
+  const double a = kRingAccumulatorBytes;
+  const double steps = s.cp - 1.0;
+  const double per_step = output_elements(s) * (e + 2.0 * a) + lse_elements(s) * 3.0 * a;
+  const double casts = 2.0 * output_elements(s) * (e + a);
+  return Bytes(steps * per_step + casts);
+}
+
+Bytes ring_merge_backward_bytes(const LayerShape& s) {
+  if (s.cp <= 1) return Bytes(0.0);
+  const double e = s.activation_bytes;
+  const double a = kRingAccumulatorBytes;
+  const double cp = s.cp;
+  const double kv = ring_block_bytes(s).value() / e;  // K and V elements of one block
+  const double dq = query_elements(s) * (cp * (e + 2.0 * a) + (a + e));
+  const double dkv = kv * ((1.0 + (cp - 1.0) / 2.0) * (e + 2.0 * a) + (a + e));
+  return Bytes(dq + dkv);
+}
+
+double ring_merge_forward_launches(const LayerShape& s) { return s.cp > 1 ? s.cp - 1.0 + 2.0 : 0.0; }
+double ring_merge_backward_launches(const LayerShape& s) { return s.cp > 1 ? 2.0 * s.cp + 2.0 : 0.0; }
 
 Bytes ring_block_bytes(const LayerShape& s) {
   const KvWidth w = kv_width(s);
@@ -51,10 +87,12 @@ ContextParallelTime context_parallel_time(const LayerShape& s, Seconds attention
   switch (s.cp_kind) {
     case ContextParallelKind::ring: {
       const Bytes block = ring_block_bytes(s);
+      const Bytes gradients = block * (kRingAccumulatorBytes / s.activation_bytes);  // dK/dV in FP32
       const Seconds forward_step = net.time(CollectiveOp::send_recv, block, ring_hop);
-      const Seconds backward_step = net.time(CollectiveOp::send_recv, block * 2.0, ring_hop);
+      const Seconds backward_step = net.time(CollectiveOp::send_recv, block + gradients, ring_hop);
+      const Seconds last_hop = net.time(CollectiveOp::send_recv, gradients, ring_hop);
       t.forward_exposed = max(forward_step - attention_forward / cp, Seconds(0.0)) * (cp - 1.0);
-      t.backward_exposed = max(backward_step - attention_backward / cp, Seconds(0.0)) * (cp - 1.0);
+      t.backward_exposed = max(backward_step - attention_backward / cp, Seconds(0.0)) * (cp - 1.0) + last_hop;
       break;
     }
     case ContextParallelKind::ulysses: {

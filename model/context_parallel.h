@@ -7,13 +7,20 @@
 // (Megatron-Core / Transformer Engine context parallelism; Llama 3 paper Sec. 3.3.2). The layer
 // shape already gives each rank seq/cp queries over the whole context, causal-halved.
 //
-// ring (Transformer Engine "p2p", Liu et al. 2023 "Ring Attention"): cp steps; in each, a rank
+// ring (Transformer Engine "p2p", Liu et al. 2023 "Ring Attention"; PyTorch's context_parallel,
+//   torch/distributed/tensor/experimental/_attention.py, _templated_ring_attention and its
+//   backward, read at pytorch/pytorch @f2127dbd and @0123248a): cp steps; in each, a rank
 //   computes attention of its queries against the K/V block it holds while sending that block to
 //   the next rank and receiving the previous rank's. A block is K and V of one rank's tokens,
 //   b (s/cp) (K width + V width) bytes at the activation precision (GQA: the rank's g/t KV heads;
 //   MLA: every head's up-projected K and V). Forward: cp-1 transfers, each hidden behind one
 //   step's attention (1/cp of it), exposed by max(0, transfer - step). Backward: K/V and their
-//   gradients dK/dV circulate (twice the bytes) behind the backward steps.
+//   gradients dK/dV circulate behind the backward steps, dK/dV in FP32 (PyTorch: accum_dtype
+//   float32 under _ContextParallelOptions.convert_to_f32, default True); after the last step the
+//   accumulated dK/dV still make one hop back to their owner with no step left to hide it
+//   (PyTorch: dkv_rotater.next_buffer() after the loop), exposed whole.
+//   Each step is its own attention kernel and its partial result is merged into an FP32 running
+//   result (layer_ops prices both; ring_merge_*_bytes below give the merge traffic).
 // ulysses (DeepSpeed-Ulysses, Jacobs et al. 2023; TE "a2a"): four all-to-alls on the CP group per
 //   layer forward — Q, K, V from sequence- to head-sharded, the output back — and four in the
 //   backward; none is overlapped. Each moves the rank's b (s/cp) x width tensor (KV heads below cp
@@ -38,6 +45,31 @@ struct UlyssesBytes {
   Bytes key;     // K (V the same)
 };
 UlyssesBytes ulysses_bytes(const LayerShape& shape);
+
+// Bytes per element of the ring's FP32 accumulators: the running attention output and LSE in
+// the forward, dQ and dK/dV in the backward (PyTorch _SDPAMerger and
+// _templated_ring_attention_backward: convert_to_f32, default True; Transformer Engine's p2p
+// path likewise corrects the output per step, flash_attn_fwd_out_correction).
+inline constexpr double kRingAccumulatorBytes = 4.0;
+
+// HBM bytes one rank's ring merges move per layer and micro-batch, forward. Each step after the
+// first rescales and adds its partial output into the FP32 running output by the two
+// log-sum-exps (reads the step's output at the activation precision, reads and writes the running
+// one and the LSEs); the first step's output is cast up and the result cast back. The rank
+// holding the last chunks (cp-1) merges every step over all its queries (the others merge half
+// their queries on some steps); CP ranks meet at every layer's exchange, so it sets the pace.
+// Counted as one fused pass per step (the floor: PyTorch runs each step's sigmoid, subtract,
+// multiply and cat as separate eager kernels, Transformer Engine fuses them).
+Bytes ring_merge_forward_bytes(const LayerShape& shape);
+// The same in the backward: each step's dQ added into the FP32 dQ (every step, all queries, on
+// rank cp-1) and its dK/dV into the FP32 dK/dV that travel the ring (the whole block on the first
+// step, half of it on the others: rank cp-1 sees only the first chunk of each received block),
+// with the casts in and out.
+Bytes ring_merge_backward_bytes(const LayerShape& shape);
+// Kernels of those merges: one per step and a cast at each end (forward); dQ and dK/dV per step
+// and their casts (backward).
+double ring_merge_forward_launches(const LayerShape& shape);
+double ring_merge_backward_launches(const LayerShape& shape);
 
 struct ContextParallelTime {
   Seconds forward_exposed;

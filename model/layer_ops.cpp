@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/context_parallel.h"
 #include "model/mla_ops.h"
 #include "model/moe_ops.h"
 #include "model/op_builders.h"
@@ -57,13 +58,24 @@ double attention_output_width(const LayerShape& s) {
 // The CTA-level shape of the fused kernel (model/op_time.h), sliding window included: windowed
 // CTAs visit only the key blocks their window overlaps. The head dim is the mean of the Q/K and V
 // widths: a score costs 2 (qk + v) flops forward (MLA: 192 and 128).
-// Under context parallelism the rank's queries are two load-balanced chunks (one early, one late)
-// and the ring runs cp kernels of whole (chunk x chunk) blocks, diagonal ones causal: priced as
-// one non-causal problem over the keys a query sees on average (the flop count's queries x keys / 2,
+// Under context parallelism the rank's queries are two load-balanced chunks (one early, one late).
+// The ring (cp_kind ring, no window) runs one kernel per step (ring_steps): the first over its own
+// two chunks, causal, each later one non-causal over the rank's queries and one received chunk
+// (PyTorch _templated_ring_attention: query against key.chunk(2)[0] while i <= rank, the second
+// query chunk against the whole block after), the same work each, (s/cp) x s/(2cp) pairs: priced
+// as cp launches of that (s/cp) x s/(2cp) problem. Otherwise (all_gather, Ulysses, windows) one
+// non-causal problem over the keys a query sees on average (the flop count's queries x keys / 2,
 // or the window's share), not as queries at the end of the context (which would visit every block).
+bool ring_kernels(const LayerShape& s, const ops::FlashShape& f) {
+  const bool windowed = f.window > 0.0 && f.windowed > 0.0 && f.window < f.keys;
+  return s.cp > 1 && s.cp_kind == ContextParallelKind::ring && f.causal && !windowed;
+}
+double ring_steps(const LayerShape& s, const ops::FlashShape& f) { return ring_kernels(s, f) ? s.cp : 1.0; }
+
 AttentionShape attention_shape(const LayerShape& s, const ops::FlashShape& f) {
   const double head_dim = 0.5 * (f.qk_dim + f.v_dim);
   const bool windowed = f.window > 0.0 && f.windowed > 0.0 && f.window < f.keys;
+  if (ring_kernels(s, f)) return {f.sequences * f.heads, f.queries, f.keys / (2.0 * s.cp), head_dim, false};
   if (s.cp > 1 && f.causal) {
     const double per_pair = 2.0 * f.sequences * f.heads * (f.qk_dim + f.v_dim);
     const double keys_per_query = ops::flash_forward_flops(f) / (per_pair * f.queries);
@@ -84,6 +96,14 @@ Op flash_op(OpKind kind, std::string_view name, const LayerShape& s, const ops::
   op.bytes = Bytes(bytes);
   op.attention = attention_shape(s, f);
   op.attention.kernel = s.attention_kernel;
+  op.launches = ring_steps(s, f);
+  return op;
+}
+
+// The ring's per-step merges of partial results into FP32 accumulators (model/context_parallel.h).
+Op ring_merge_op(std::string_view name, Bytes bytes, double launches) {
+  Op op = data_movement_op(name, bytes.value());
+  op.launches = launches;
   return op;
 }
 
@@ -101,6 +121,9 @@ void push_attention_core_forward(OpList& ops, const LayerShape& s) {
   if (s.flash_attention) {
     ops.push(flash_op(OpKind::flash_forward, "flash_attention", s, f, ops::flash_forward_flops(f),
                       ops::flash_io_elements(f) * e));
+    if (ring_kernels(s, f)) {
+      ops.push(ring_merge_op("cp_ring_merge", ring_merge_forward_bytes(s), ring_merge_forward_launches(s)));
+    }
     return;
   }
   // Megatron-LM's unfused path computes the full s x s scores (the causal mask is applied inside
@@ -121,6 +144,9 @@ void push_attention_core_backward(OpList& ops, const LayerShape& s) {
   if (s.flash_attention) {
     ops.push(flash_op(OpKind::flash_backward, "flash_attention.backward", s, f,
                       kFlashBackwardWorkRatio * ops::flash_forward_flops(f), ops::flash_io_elements(f) * e * 2.0));
+    if (ring_kernels(s, f)) {
+      ops.push(ring_merge_op("cp_ring_merge.backward", ring_merge_backward_bytes(s), ring_merge_backward_launches(s)));
+    }
     return;
   }
   const double bh = s.micro_batch * f.heads;

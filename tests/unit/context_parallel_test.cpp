@@ -88,19 +88,78 @@ TEST_CASE("ring attention hides a transfer behind each step's attention and expo
   ring.size = 4;
   ring.ranks_per_node = 4;
   const Seconds step = net.time(CollectiveOp::send_recv, ring_block_bytes(s), hop);
-  const Seconds back = net.time(CollectiveOp::send_recv, ring_block_bytes(s) * 2.0, hop);
+  // The backward moves K and V (2 bytes) and their FP32 gradients (4 bytes): three blocks' bytes;
+  // the accumulated dK/dV make one more hop after the last step (PyTorch
+  // _templated_ring_attention_backward: dkv_rotater.next_buffer() after the loop).
+  const Seconds back = net.time(CollectiveOp::send_recv, ring_block_bytes(s) * 3.0, hop);
+  const Seconds last_hop = net.time(CollectiveOp::send_recv, ring_block_bytes(s) * 2.0, hop);
   REQUIRE(step.value() > 0.0);
-  // Attention long enough: nothing is exposed.
+  // Attention long enough: nothing is exposed but the gradients' last hop.
   ContextParallelTime t = context_parallel_time(s, step * 4.0 * 10.0, back * 4.0 * 10.0, net, ring, hop);
   CHECK(t.forward_exposed.value() == 0.0);
-  CHECK(t.backward_exposed.value() == 0.0);
-  // Attention shorter than the transfers: (cp - 1) x (transfer - attention / cp), the backward
-  // moving K, V and their gradients (twice the bytes).
+  CHECK(t.backward_exposed.value() == doctest::Approx(last_hop.value()));
+  // Attention shorter than the transfers: (cp - 1) x (transfer - attention / cp).
   const Seconds short_forward = step * 2.0;  // half a transfer per step over 4 steps
   const Seconds short_backward = back * 2.0;
   t = context_parallel_time(s, short_forward, short_backward, net, ring, hop);
   CHECK(t.forward_exposed.value() == doctest::Approx(3.0 * (step.value() - short_forward.value() / 4)));
-  CHECK(t.backward_exposed.value() == doctest::Approx(3.0 * (back.value() - short_backward.value() / 4)));
+  CHECK(t.backward_exposed.value() ==
+        doctest::Approx(3.0 * (back.value() - short_backward.value() / 4) + last_hop.value()));
+}
+
+TEST_CASE("the ring runs one attention kernel per step over (s/cp) x s/(2cp) pairs; all-gather CP one kernel") {
+  // Llama 3 405B, TP 8, CP 16 at 128K: 8192 queries a rank; each step pairs them with one received
+  // 4096-token chunk (PyTorch _templated_ring_attention: key.chunk(2)[0] while i <= rank), the
+  // first step's own two chunks under the causal mask the same work.
+  const LayerShape s = shape_of(8, 16, 131072);
+  for (const OpList& ops : {layer_forward_ops(s), layer_backward_ops(s)}) {
+    int flash = 0;
+    for (const Op& op : ops) {
+      if (op.kind != OpKind::flash_forward && op.kind != OpKind::flash_backward) continue;
+      ++flash;
+      CHECK(op.launches == 16);
+      CHECK(op.attention.seq_q == 8192);
+      CHECK(op.attention.seq_kv == 4096);
+      CHECK_FALSE(op.attention.causal);
+      // cp kernels of seq_q x seq_kv pairs are the rank's causal share, s^2 / (2 cp).
+      CHECK(op.attention.seq_q * op.attention.seq_kv * op.launches == doctest::Approx(131072.0 * 131072 / 32));
+    }
+    CHECK(flash == 1);
+  }
+  for (const Op& op : layer_forward_ops(shape_of(8, 16, 131072, ContextParallelKind::all_gather))) {
+    if (op.kind == OpKind::flash_forward) CHECK(op.launches == 1);
+  }
+}
+
+TEST_CASE("ring merges: each step's partial output into the FP32 running output, dQ and dK/dV into FP32") {
+  // Llama 3 405B, TP 8, CP 16 at 128K, BF16: per rank 8192 queries x 16 heads x d 128 = O output
+  // (and dQ) elements, 8192 x 16 log-sum-exps, and a K/V block of 8192 x 2 x 128 elements.
+  const LayerShape s = shape_of(8, 16, 131072);
+  const double o = 8192.0 * 16 * 128;
+  const double lse = 8192.0 * 16;
+  const double kv = 8192.0 * 2 * 128;
+  // Forward: 15 merges (read the step's output at 2 bytes, read and write the FP32 one; three LSE
+  // passes at 4 bytes), a cast up and a cast down (2 + 4 bytes each).
+  CHECK(ring_merge_forward_bytes(s).value() == doctest::Approx(15 * (o * (2 + 8) + lse * 12) + 2 * o * 6));
+  // Backward: 16 dQ accumulations and one cast; dK/dV on the whole block once and on half of it
+  // the 15 other steps (rank 15 computes with the first chunk of each received block), one cast.
+  CHECK(ring_merge_backward_bytes(s).value() == doctest::Approx(o * (16 * 10 + 6) + kv * ((1 + 7.5) * 10 + 6)));
+  CHECK(ring_merge_forward_launches(s) == 17);
+  CHECK(ring_merge_backward_launches(s) == 34);
+  // The layer's ops carry them after the attention kernels, only for the ring.
+  auto merge_bytes = [](const OpList& ops, std::string_view name) {
+    double b = 0.0;
+    for (const Op& op : ops) {
+      if (op.name == name) b += op.bytes.value();
+    }
+    return b;
+  };
+  CHECK(merge_bytes(layer_forward_ops(s), "cp_ring_merge") == doctest::Approx(ring_merge_forward_bytes(s).value()));
+  CHECK(merge_bytes(layer_backward_ops(s), "cp_ring_merge.backward") ==
+        doctest::Approx(ring_merge_backward_bytes(s).value()));
+  const LayerShape gathered = shape_of(8, 16, 131072, ContextParallelKind::all_gather);
+  CHECK(merge_bytes(layer_forward_ops(gathered), "cp_ring_merge") == 0.0);
+  CHECK(ring_merge_forward_bytes(shape_of(8, 1, 8192)).value() == 0.0);
 }
 
 TEST_CASE("Ulysses moves Q, K, V and the output by all-to-all, KV heads repeated up to cp") {
