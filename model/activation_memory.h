@@ -89,7 +89,7 @@ Bytes embedding_activation_bytes(const LayerShape& shape);
 Bytes output_activation_bytes(const LayerShape& shape);
 // Last stage, while the loss's backward runs for one micro-batch: the vocab-sized gradients it
 // holds beside the saved logits (loss_backward_logit_bytes s b V / t; 0 unless PyTorch's
-// cross-entropy, CrossEntropyFusion::pytorch).
+// cross-entropy, CrossEntropyFusion::pytorch: 8, or 12 under loss parallelism, tp > 1).
 Bytes loss_backward_working_set_bytes(const LayerShape& shape);
 
 }  // namespace stepcast

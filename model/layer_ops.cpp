@@ -592,7 +592,11 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.activation_bytes = (precision.compute == DataType::fp32 || precision.compute == DataType::tf32) ? 4.0 : 2.0;
   s.main_grad_bytes = bytes_per_element(precision.grads);
   s.saved_logit_bytes = training.cross_entropy_fusion == CrossEntropyFusion::te ? s.activation_bytes : 4.0;
-  s.loss_backward_logit_bytes = training.cross_entropy_fusion == CrossEntropyFusion::pytorch ? 8.0 : 0.0;
+  // PyTorch's cross-entropy holds two FP32 gradients beside the saved log-probabilities in its
+  // backward; on vocab-sharded logits (tp > 1: DTensor loss parallelism) three (model/workload.h).
+  s.loss_backward_logit_bytes = training.cross_entropy_fusion != CrossEntropyFusion::pytorch ? 0.0
+                                : parallel.tp > 1                                         ? 12.0
+                                                                                          : 8.0;
   s.mla = model.mla;
   s.moe = model.moe;
   if (s.moe.is_moe() && s.moe.ffn_hidden <= 0) s.moe.ffn_hidden = static_cast<int>(s.ffn);

@@ -47,7 +47,8 @@ struct LayerShape {
   // logits themselves with Transformer Engine's in-place fused cross-entropy (CrossEntropyFusion).
   double saved_logit_bytes = 4.0;
   // Bytes per logit alive beside the saved ones while the loss's backward runs, on the last
-  // stage for one micro-batch: 8 (two FP32 gradients) with PyTorch's cross-entropy, else 0
+  // stage for one micro-batch: 8 (two FP32 gradients) with PyTorch's cross-entropy, 12 (three) with
+  // it on vocab-sharded logits (tp > 1, DTensor loss parallelism; model/workload.h), else 0
   // (Megatron's and Transformer Engine's overwrite the saved logits in place).
   double loss_backward_logit_bytes = 0.0;
 

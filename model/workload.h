@@ -36,7 +36,13 @@ enum class KernelFusion { fused, eager };
 // (4 s b V / t, as native), and its backward holds two more FP32 tensors of that shape at once:
 // nll_loss's gradient and log_softmax's input gradient, allocated beside the saved output
 // (PyTorch tools/autograd/derivatives.yaml: _log_softmax_backward_data(grad, result, ...) is not
-// in place). Its time is priced as native's.
+// in place). On vocab-sharded logits (tp > 1: torchtitan's default loss parallelism, DTensor's
+// loss_parallel()) nll_loss's backward is PyTorch's own decomposition, which also does
+// log_softmax's backward (pytorch/pytorch torch/distributed/tensor/parallel/loss.py @02eef6b8,
+// _nll_loss_and_log_softmax_backward): grad_input = zeros_like(x), then
+// `(grad_input + torch.exp(x)) * grad_output`, so exp(x) and the sum live beside grad_input and
+// the saved output (then the sum, the product and grad_input): three FP32 tensors of that shape
+// beside the saved one, 12 s b V / t, instead of two. Its time is priced as native's.
 enum class CrossEntropyFusion { native, te, pytorch };
 
 struct TrainingWorkload {

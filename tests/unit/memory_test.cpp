@@ -123,21 +123,44 @@ TEST_CASE("Transformer Engine's fused cross-entropy keeps the 16-bit logits, 2sb
 }
 
 TEST_CASE("PyTorch's cross-entropy keeps FP32 logits and holds two more FP32 copies, 8sbV/t, while the loss's backward runs") {
-  // F.cross_entropy(logits.float()): log_softmax saves its FP32 output (4sbV/t, as Megatron's
-  // native path); its backward allocates nll_loss's gradient and log_softmax's input gradient
-  // beside it, FP32 each: 8sbV/t more, for one micro-batch on the last stage. The other two
-  // kernels overwrite the saved logits in place: no such working set.
+  // F.cross_entropy(logits.float()) on whole logits (tp 1): log_softmax saves its FP32 output
+  // (4sbV/t, as Megatron's native path); its backward allocates nll_loss's gradient and
+  // log_softmax's input gradient beside it, FP32 each: 8sbV/t more, for one micro-batch on the
+  // last stage. The other two kernels overwrite the saved logits in place: no such working set.
   const PaperConfig c = kPaperConfigs[1];
-  const double s = 2048, b = 1, h = c.hidden, t = c.tp, V = 51200;
+  const double s = 2048, b = 1, h = c.hidden, V = 51200;
   auto [m, w, par] = loss_stage_inputs(c);
+  par.tp = 1;
+  par.sequence_parallel = false;
   const PrecisionConfig bf16 = precision_shorthand(DataType::bf16);
   CHECK(loss_backward_working_set_bytes(make_layer_shape(m, w, par, bf16)).value() == 0.0);
   w.cross_entropy_fusion = CrossEntropyFusion::te;
   CHECK(loss_backward_working_set_bytes(make_layer_shape(m, w, par, bf16)).value() == 0.0);
   w.cross_entropy_fusion = CrossEntropyFusion::pytorch;
   const LayerShape torch_ce = make_layer_shape(m, w, par, bf16);
+  CHECK(output_activation_bytes(torch_ce).value() == doctest::Approx(4 * s * b * h + 4 * s * b * V));
+  CHECK(loss_backward_working_set_bytes(torch_ce).value() == doctest::Approx(8 * s * b * V));
+}
+
+TEST_CASE("PyTorch's cross-entropy on vocab-sharded logits (loss parallelism) holds three FP32 copies, 12sbV/t, in its backward") {
+  // With tp > 1 the logits are DTensors sharded over the vocabulary and nll_loss's backward is
+  // DTensor's decomposition (pytorch/pytorch torch/distributed/tensor/parallel/loss.py @02eef6b8,
+  // _nll_loss_and_log_softmax_backward): grad_input = zeros_like(x), then
+  // (grad_input + torch.exp(x)) * grad_output. Beside the saved FP32 log-probabilities x: grad_input,
+  // exp(x) and their sum at once (then grad_input, the sum and the product): 3 x 4 bytes per logit.
+  const PaperConfig c = kPaperConfigs[1];
+  const double s = 2048, b = 1, h = c.hidden, t = c.tp, V = 51200;
+  REQUIRE(t > 1);
+  auto [m, w, par] = loss_stage_inputs(c);
+  const PrecisionConfig bf16 = precision_shorthand(DataType::bf16);
+  w.cross_entropy_fusion = CrossEntropyFusion::pytorch;
+  const LayerShape torch_ce = make_layer_shape(m, w, par, bf16);
+  CHECK(torch_ce.loss_backward_logit_bytes == 12.0);
   CHECK(output_activation_bytes(torch_ce).value() == doctest::Approx(4 * s * b * h / t + 4 * s * b * V / t));
-  CHECK(loss_backward_working_set_bytes(torch_ce).value() == doctest::Approx(8 * s * b * V / t));
+  CHECK(loss_backward_working_set_bytes(torch_ce).value() == doctest::Approx(12 * s * b * V / t));
+  // Megatron's kernels are unchanged by tp: none.
+  w.cross_entropy_fusion = CrossEntropyFusion::native;
+  CHECK(loss_backward_working_set_bytes(make_layer_shape(m, w, par, bf16)).value() == 0.0);
 }
 
 TEST_CASE("mixed precision keeps 18 bytes per parameter and ZeRO divides states by dp stage by stage") {
