@@ -8,6 +8,7 @@
 
 #include "simulator/catalog.h"
 #include "simulator/diagnostics.h"
+#include "simulator/spec_readers.h"
 
 using namespace stepcast;
 
@@ -87,6 +88,53 @@ TEST_CASE("the Jetson's power modes are ordered by power and end at full speed")
   }
   CHECK(j.power_modes.back().name == "MAXN");
   CHECK(j.power_modes.back().compute_scale == 1.0);
+}
+
+TEST_CASE("the torchtitan benchmarks' HBM2e H100 carries its published figures and a 500 W mode inside their bracket") {
+  const Catalog& c = Catalog::builtin();
+  const GpuSpec& g = *c.find_gpu("h100-sxm-96gb-hbm2e");
+  // pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md @31a17bfd, "Hardware": "96GB HBM2e
+  // with 2.4 TB/sec peak memory bandwidth", "the default 500W power limit", "up to 700W TDP".
+  CHECK(g.memory.value() == doctest::Approx(96e9));
+  CHECK(g.memory_bandwidth.value() == doctest::Approx(2400e9));
+  CHECK(g.tdp_watts == doctest::Approx(700.0));
+  // The compute configuration is assumed to be the H100 SXM's: same SMs, L2, NVLink and 700 W peaks.
+  const GpuSpec& sxm = *c.find_gpu("h100-sxm-80gb");
+  CHECK(g.sm_count == sxm.sm_count);
+  CHECK(g.l2_cache == sxm.l2_cache);
+  CHECK(g.nvlink_bandwidth == sxm.nvlink_bandwidth);
+  for (DataType t : kAllDataTypes) CHECK(g.peak(t) == sxm.peak(t));
+  REQUIRE(g.power_modes.size() == 2);
+  CHECK(g.power_modes[0].name == "500W");
+  CHECK(g.power_modes[0].watts == doctest::Approx(500.0));
+  CHECK(g.power_modes[1].name == "700W");
+  CHECK(g.power_modes[1].compute_scale == 1.0);
+  CHECK_FALSE(c.source_of("h100-sxm-96gb-hbm2e", "power_modes").empty());
+
+  // Footnote 2: the peak at 500 W lies between the H100 NVL and the SXM. NVL: NVIDIA's H100 spec table,
+  // BF16 1,671 TFLOPS with sparsity, 835.5 dense; SXM 989.4. The catalog takes their geometric mean.
+  GpuSpec capped = g;
+  REQUIRE(apply_power_mode(capped, "500W"));
+  const double nvl_bf16 = 1671e12 / 2;
+  const double sxm_bf16 = 989.4e12;
+  CHECK(capped.peak(DataType::bf16).value() > nvl_bf16);
+  CHECK(capped.peak(DataType::bf16).value() < sxm_bf16);
+  CHECK(capped.peak(DataType::bf16).value() == doctest::Approx(std::sqrt(nvl_bf16 * sxm_bf16)));
+  CHECK(capped.memory_bandwidth == g.memory_bandwidth);
+  CHECK(capped.tdp_watts == doctest::Approx(500.0));
+}
+
+TEST_CASE("the Grand Teton host holds 8 of those GPUs over NVLink and 400 Gb/s RDMA per GPU") {
+  const Catalog& c = Catalog::builtin();
+  const SystemSpec& s = *c.find_system("grand-teton-h100-96gb");
+  CHECK(s.gpu.name == "h100-sxm-96gb-hbm2e");
+  CHECK(c.default_system_name("h100-sxm-96gb-hbm2e") == "grand-teton-h100-96gb");
+  // torchtitan "Hardware": "8 NVIDIA H100 GPUs fully connected with NVLink", "400 Gb/s per GPU".
+  CHECK(s.gpus_per_node == 8);
+  CHECK(s.nvlink_domain_gpus == 8);
+  CHECK(s.intra_node_bandwidth == s.gpu.nvlink_bandwidth);
+  CHECK(s.network.nics_per_node == 8);
+  CHECK(s.network.nic_bandwidth.value() == doctest::Approx(400e9 / 8));
 }
 
 TEST_CASE("every GPU's default system exists and holds that GPU") {
