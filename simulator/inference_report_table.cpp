@@ -92,6 +92,11 @@ std::string inference_report_table(const Scenario& scenario, const InferencePred
                        p.arrival_rate_per_s > 0.0 ? fmt::format(" at {:.3g}/s", p.arrival_rate_per_s) : std::string(),
                        enum_name(s.scheduler), s.max_batch, s.max_batch_tokens,
                        s.chunked_prefill ? ", chunked prefill" : s.prefill_first ? ", prefill-only iterations" : "");
+    // Said up front: the figures below describe only the requests that were served.
+    if (p.dropped > 0) {
+      out += fmt::format("  ! {} of {} requests dropped: input + output never fits one instance's KV pool{}\n",
+                         p.dropped, p.requests, p.dropped == p.requests ? " (none served: every figure below is 0)" : "");
+    }
   } else {
     out += fmt::format("  workload batch {}, {} prompt + {} generated tokens per sequence\n", w.batch, w.input_len,
                        w.output_len);

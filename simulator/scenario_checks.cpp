@@ -16,6 +16,12 @@ namespace {
 
 std::string str(long long v) { return std::to_string(v); }
 
+// The pipeline schedule is simulated event by event, so its time and memory grow with the
+// micro-batches per step (measured here: 100,000 of them on gpt3-175b-selene's 8 stages take 0.7 s
+// and 165 MB). Real runs use thousands at most; a count past this bound is a typo in the batch
+// sizes, and is refused rather than run for minutes into an out-of-memory failure.
+constexpr long long kMaxMicrobatchesPerStep = 1'000'000;
+
 // Splits Megatron's rank order "tp-cp-ep-dp-pp" into its names.
 std::vector<std::string> split_order(const std::string& order) {
   std::vector<std::string> out;
@@ -342,6 +348,12 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
                                                 ") does not divide the per-replica batch global_batch/dp = " +
                                                 str(t.global_batch) + "/" + str(p.dp) + " = " +
                                                 str(t.global_batch / p.dp));
+    } else if (batch_ok && t.global_batch / (p.dp * t.micro_batch) > kMaxMicrobatchesPerStep) {
+      sink.error_at(product_path(sink, {"training.global_batch", "training.micro_batch"}),
+                    "global_batch/(dp*micro_batch) = " + str(t.global_batch) + "/(" + str(p.dp) + "*" +
+                        str(t.micro_batch) + ") = " + str(t.global_batch / (p.dp * t.micro_batch)) +
+                        " micro-batches per step; at most " + str(kMaxMicrobatchesPerStep) +
+                        " are simulated (raise micro_batch or dp)");
     }
     // Megatron-LM's interleaved schedule refuses a micro-batch count that is not a multiple of pp
     // (megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_with_interleaving:

@@ -164,7 +164,11 @@ std::optional<long long> read_integer(DiagnosticSink& sink, const YamlValue& v, 
     return std::nullopt;
   }
   if (value < range.min || value > range.max) {
-    sink.error(v.where, v.path, "expected " + expected + ", found " + s);
+    // The default ranges name no upper bound in `expected`; a value above it says which.
+    const bool unnamed_max = value > range.max && range.max == kMaxStoredInteger;
+    sink.error(v.where, v.path,
+               "expected " + expected + (unnamed_max ? " up to " + std::to_string(range.max) : std::string()) +
+                   ", found " + s);
     return std::nullopt;
   }
   return value;

@@ -90,13 +90,16 @@ struct YamlValue {
   Location where;
 };
 
-// Inclusive bounds for integers; the defaults accept any positive integer.
+// Inclusive bounds for integers; the defaults accept any positive integer that fits the `int`
+// fields every scenario and catalog count is stored in (2^31 - 1), so a value that would wrap
+// around is reported, never stored.
+inline constexpr long long kMaxStoredInteger = 2147483647LL;
 struct IntRange {
   long long min = 1;
-  long long max = 1LL << 40;
+  long long max = kMaxStoredInteger;
 };
-inline constexpr IntRange kPositive{1, 1LL << 40};
-inline constexpr IntRange kNonNegative{0, 1LL << 40};
+inline constexpr IntRange kPositive{1, kMaxStoredInteger};
+inline constexpr IntRange kNonNegative{0, kMaxStoredInteger};
 
 // Bounds for real numbers.
 struct RealRange {

@@ -67,4 +67,19 @@ TEST_CASE("the table reports percentiles and says when the arrival rate exceeds 
   CHECK(table.find("goodput") != std::string::npos);
 }
 
+TEST_CASE("the table says up front when requests were dropped for never fitting the KV pool") {
+  // A 16M-token prompt cannot fit an 80 GB GPU's KV pool: every request is dropped.
+  const Scenario s = parse_scenario(
+      "schema_version: 1\nname: drop-test\nmodel: llama3-8b\nsystem: {gpu: h100-sxm-80gb, gpus: 1}\n"
+      "inference: {mode: serving, arrival_rate: 5/s, requests: 20, input_len: 16000000, output_len: 16}\n",
+      "drop.yaml");
+  const InferencePrediction p = predict_inference(s);
+  REQUIRE(p.dropped == 20);
+  const std::string table = inference_report_table(s, p);
+  const auto warning = table.find("! 20 of 20 requests dropped");
+  CHECK(warning != std::string::npos);
+  CHECK(warning < table.find("time to first token"));
+  CHECK(table.find("none served") != std::string::npos);
+}
+
 }  // namespace stepcast
