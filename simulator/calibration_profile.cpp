@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "simulator/diagnostics.h"
+#include "simulator/text_file.h"
 
 namespace stepcast {
 
@@ -378,11 +379,7 @@ CalibrationProfile parse_profile_text(const std::string& text, const std::string
 }
 
 CalibrationProfile load_profile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": cannot read the calibration profile (missing or unreadable)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_profile_text(text.str(), path.string());
+  return parse_profile_text(read_text_file(path), path.string());
 }
 
 void save_profile(const std::filesystem::path& path, const CalibrationProfile& profile) {

@@ -9,6 +9,7 @@
 #include "simulator/diagnostics.h"
 #include "simulator/spec_readers.h"
 #include "simulator/yaml_reader.h"
+#include "simulator/text_file.h"
 
 namespace stepcast {
 namespace {
@@ -60,14 +61,6 @@ bool valid_name(const std::string& name) {
   return std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
   });
-}
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": error: cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -388,7 +381,7 @@ void Catalog::add_directory(const std::filesystem::path& dir) {
   }
   std::sort(files.begin(), files.end());
   std::vector<Document> documents;
-  for (const auto& f : files) documents.push_back({f.string(), read_file(f)});
+  for (const auto& f : files) documents.push_back({f.string(), read_text_file(f)});
   add_documents(documents);
 }
 

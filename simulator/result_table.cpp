@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "simulator/diagnostics.h"
+#include "simulator/text_file.h"
 
 namespace stepcast {
 namespace {
@@ -335,11 +336,7 @@ Table parse_table(std::string_view text, const std::string& source) {
 }
 
 Table read_table(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({Diagnostic{path, 0, 0, "", "cannot read the file", ""}});
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_table(text.str(), path);
+  return parse_table(read_text_file(path), path);
 }
 
 }  // namespace stepcast

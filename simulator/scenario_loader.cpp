@@ -13,6 +13,7 @@
 #include "simulator/serving/request_stream.h"
 #include "simulator/spec_readers.h"
 #include "simulator/yaml_reader.h"
+#include "simulator/text_file.h"
 
 namespace stepcast {
 namespace {
@@ -703,14 +704,6 @@ std::optional<PrecisionConfig> read_precision(Reader& ctx, const YamlValue& v, b
   return p;
 }
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({Diagnostic{path.string(), 0, 0, "", "cannot read the file", ""}});
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 Scenario read_document(YAML::Node& root, DiagnosticSink& sink, const Location& start, const std::string& source_name,
                        std::span<const Override> overrides, const Catalog& catalog);
 
@@ -881,9 +874,8 @@ Scenario read_document(YAML::Node& root, DiagnosticSink& sink, const Location& s
 }  // namespace
 
 Scenario load_scenario(const std::string& name_or_path, std::span<const Override> overrides, const Catalog& catalog) {
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(name_or_path, ec)) {
-    return parse_scenario(read_text(name_or_path), name_or_path, overrides, catalog);
+  if (names_a_file(name_or_path)) {
+    return parse_scenario(read_text_file(name_or_path), name_or_path, overrides, catalog);
   }
   if (const CatalogScenario* s = catalog.find_scenario(name_or_path)) {
     return parse_scenario(s->text, s->source, overrides, catalog);
@@ -891,8 +883,8 @@ Scenario load_scenario(const std::string& name_or_path, std::span<const Override
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                                name_or_path.find(".yaml") != std::string::npos ||
                                name_or_path.find(".yml") != std::string::npos;
-  if (looks_like_path) {
-    throw InputError({Diagnostic{name_or_path, 0, 0, "", "no such scenario file", ""}});
+  if (looks_like_path || std::filesystem::is_directory(name_or_path)) {
+    read_text_file(name_or_path);  // throws, saying why: no such file, or a directory
   }
   throw InputError({Diagnostic{name_or_path, 0, 0, "",
                                "neither a scenario file nor a catalog scenario (see `stepcast catalog scenarios`)",

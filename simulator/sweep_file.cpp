@@ -12,6 +12,7 @@
 #include "simulator/diagnostics.h"
 #include "simulator/enum_names.h"
 #include "simulator/quantity_parse.h"
+#include "simulator/text_file.h"
 
 namespace stepcast {
 namespace {
@@ -21,14 +22,6 @@ constexpr int kSchemaVersion = 1;
 constexpr std::size_t kMaxAxisValues = 1'000'000;
 // Points in one sweep; beyond this a point index would not fit the output's integers exactly.
 constexpr double kMaxPoints = 9.0e15;
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({Diagnostic{path, 0, 0, "", "cannot read the file", ""}});
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string emit(const YAML::Node& node, bool flow) {
   YAML::Emitter out;
@@ -233,7 +226,7 @@ std::optional<BaseDocument> read_base(DiagnosticSink& sink, const YamlValue& v, 
   std::string text;
   std::string source;
   if (std::filesystem::is_regular_file(path, ec)) {
-    text = read_text(path.string());
+    text = read_text_file(path);
     source = path.lexically_normal().string();
   } else if (const CatalogScenario* s = catalog.find_scenario(*name)) {
     text = s->text;
@@ -557,9 +550,7 @@ SweepFile parse_sweep(std::string_view text, const std::string& source, const Ca
 }
 
 SweepFile load_sweep_file(const std::string& path, const Catalog& catalog) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError({Diagnostic{path, 0, 0, "", "no such sweep file", ""}});
-  return parse_sweep(read_text(path), path, catalog);
+  return parse_sweep(read_text_file(path), path, catalog);
 }
 
 }  // namespace stepcast

@@ -14,6 +14,18 @@ namespace {
 
 }  // namespace
 
+CLI::Validator whole_number_in(long long min, long long max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        long long value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec == std::errc() && end == text.data() + text.size() && value >= min && value <= max) return {};
+        return "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max) + ", got '" +
+               text + "'";
+      },
+      "INT in [" + std::to_string(min) + " - " + std::to_string(max) + "]");
+}
+
 std::pair<int, int> parse_shard(const std::string& text) {
   const std::size_t slash = text.find('/');
   int index = -1;

@@ -2,6 +2,7 @@
 // Command-line values shared by sweep, search and merge: --shard I/N, expressions given as
 // options (--objective, --constraint), and the output format of result tables.
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,17 @@
 #include "simulator/result_table.h"
 
 namespace stepcast::cli {
+
+// --threads N of sweep and search: more workers than this only queue on the cores (no machine we
+// run on has as many), so a larger count is a typo and is refused.
+inline constexpr int kMaxWorkerThreads = 1024;
+
+// --top K of sweep and search: kept rows are sorted and printed, so K is at most a million.
+inline constexpr long long kMaxTop = 1'000'000;
+
+// An option check: a whole number from `min` to `max`; anything else (0, -3, 1.5, 2e9 past max)
+// is refused with a message that names the accepted range.
+CLI::Validator whole_number_in(long long min, long long max);
 
 // "2/8" -> {2, 8}; throws UsageError unless 0 <= I < N.
 std::pair<int, int> parse_shard(const std::string& text);

@@ -3,6 +3,7 @@
 // catalog system, with the algorithm and protocol the NCCL-faithful model picks.
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -11,13 +12,20 @@
 #include "model/placement.h"
 #include "model/topology.h"
 #include "simulator/catalog.h"
+#include "simulator/cli/cli_parsing.h"
 #include "simulator/cli/commands.h"
 #include "simulator/collective_table.h"
 #include "simulator/diagnostics.h"
+#include "simulator/quantity_parse.h"
 
 namespace stepcast::cli {
 
 namespace {
+
+// Bounds that keep one run short: the group's ranks are enumerated (16,000 nodes of 8 GPUs take
+// 1.3 s here), and a table longer than this many rows is a step factor typed wrong.
+constexpr int kMaxNodes = 131072;
+constexpr double kMaxRows = 10000;
 
 struct CollectiveOptions {
   std::string system;
@@ -46,6 +54,10 @@ int run_collective(const CollectiveOptions& o) {
                      " GPUs of a " + o.system + " node");
   }
   if (o.nodes < 1) throw UsageError("--nodes must be at least 1");
+  if (o.nodes > kMaxNodes) {
+    throw UsageError("--nodes " + std::to_string(o.nodes) + " is more than the " + std::to_string(kMaxNodes) +
+                     " nodes a group is priced for");
+  }
   system.gpus = o.nodes * server_gpus;
   const bool crosses_domains = o.nodes * server_gpus > std::max(system.nvlink_domain_gpus, server_gpus);
   if (crosses_domains && (system.network.nics_per_node <= 0 || system.network.nic_bandwidth.value() <= 0.0)) {
@@ -59,6 +71,13 @@ int run_collective(const CollectiveOptions& o) {
   sweep.min_size = lo;
   sweep.max_size = hi;
   sweep.step_factor = o.step_factor;
+  if (!(o.step_factor > 1.0)) throw UsageError("--step-factor must be above 1 (each row's size is the last one's times it)");
+  const double row_count = std::floor(std::log(hi.value() / lo.value()) / std::log(o.step_factor)) + 1.0;
+  if (row_count > kMaxRows) {
+    throw UsageError("--sizes " + o.sizes + " with --step-factor " + format_number(o.step_factor) + " makes " +
+                     std::to_string(static_cast<long long>(row_count)) + " rows; at most " + std::to_string(static_cast<long long>(kMaxRows)) +
+                     " (use a larger --step-factor)");
+  }
   if (!o.algo.empty()) sweep.filter.algorithm = parse_algorithm(o.algo);
   if (!o.proto.empty()) sweep.filter.protocol = parse_protocol(o.proto);
 
@@ -99,7 +118,8 @@ void add_collective_command(CLI::App& app, CommandSet& commands) {
       "collective", "Predict one collective over a size sweep, printed like nccl-tests, with the chosen algorithm");
   cmd->add_option("--system", options->system, "Catalog system, e.g. dgx-h100")->required();
   cmd->add_option("--nodes", options->nodes, "Nodes (servers) in the group")->capture_default_str();
-  cmd->add_option("--gpus-per-node", options->gpus_per_node, "GPUs of each node in the group (default: all)");
+  cmd->add_option("--gpus-per-node", options->gpus_per_node, "GPUs of each node in the group (default: all)")
+      ->check(whole_number_in(1, 1024));
   cmd->add_option("--op", options->op,
                   "all_reduce | all_gather | reduce_scatter | broadcast | reduce | all_to_all | send_recv")
       ->capture_default_str();

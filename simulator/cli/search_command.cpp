@@ -208,9 +208,11 @@ void add_search_command(CLI::App& app, CommandSet& commands) {
                   "What to optimise: \"min step_time_s\" (default), \"max tokens_per_s\", \"max mfu\", "
                   "\"min memory_per_gpu_bytes.peak\", \"min cost_per_million_tokens_usd\"; repeat for ties or --pareto");
   cmd->add_option("--constraint", o->constraints, "A condition every layout must meet, e.g. \"parallel.tp <= 8\" (repeatable)");
-  cmd->add_option("--top", o->top, "How many layouts to keep (default 10)");
+  cmd->add_option("--top", o->top, "How many layouts to keep (default 10)")
+      ->check(whole_number_in(1, kMaxTop));
   cmd->add_flag("--pareto", o->pareto, "Keep the Pareto set over the objectives instead of the top K");
-  cmd->add_option("--threads", o->threads, "Worker threads (default: every core)");
+  cmd->add_option("--threads", o->threads, "Worker threads (default: every core)")
+      ->check(whole_number_in(1, kMaxWorkerThreads));
   cmd->add_option("--shard", o->shard, "Take shard I of N of the layouts (I/N), for job arrays; join with `stepcast merge`");
   cmd->add_option("--out", o->out, "Write the kept layouts as a table (CSV or JSON Lines) to FILE");
   cmd->add_option("--format", o->format, "table (stdout, default), csv or jsonl")

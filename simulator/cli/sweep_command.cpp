@@ -160,10 +160,12 @@ void add_sweep_command(CLI::App& app, CommandSet& commands) {
   auto o = std::make_shared<SweepCommandOptions>();
   CLI::App* cmd = app.add_subcommand("sweep", "Predict every point of a sweep file's grid, in order, as CSV or JSON Lines");
   cmd->add_option("sweep", o->sweep, "Sweep file (YAML: base, axes, constraints, objectives)")->required();
-  cmd->add_option("--threads", o->threads, "Worker threads (default: every core)");
+  cmd->add_option("--threads", o->threads, "Worker threads (default: every core)")
+      ->check(whole_number_in(1, kMaxWorkerThreads));
   cmd->add_option("--out", o->out, "Write the table to FILE (default: stdout)");
   cmd->add_option("--format", o->format, "csv (default) or jsonl")->check(CLI::IsMember({"csv", "jsonl"}));
-  cmd->add_option("--top", o->top, "Keep only the K best rows by the objectives");
+  cmd->add_option("--top", o->top, "Keep only the K best rows by the objectives")
+      ->check(whole_number_in(1, kMaxTop));
   cmd->add_flag("--pareto", o->pareto, "Keep only the Pareto set over the objectives");
   cmd->add_option("--shard", o->shard, "Take shard I of N of the points (I/N); join with `stepcast merge`");
   add_model_options(*cmd, o->model);
