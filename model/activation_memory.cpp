@@ -4,6 +4,7 @@
 
 #include "model/mla_ops.h"
 #include "model/moe_ops.h"
+#include "model/op_checkpoint.h"
 
 namespace stepcast {
 
@@ -23,6 +24,9 @@ LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute
     // Only the layer input is kept (the sequence-parallel shard when SP is on).
     return {Bytes(e * Tn * h), Bytes(0.0)};
   }
+  // torchtitan's per-op policy keeps the block input and the saved ops' outputs (op_checkpoint.h);
+  // no attention scores exist with the flash kernel, and an unfused core is recomputed.
+  if (recompute == Recompute::selective_op) return {selective_op_saved_bytes(s), Bytes(0.0)};
   const auto dropped = [&](RecomputeModule m) { return recomputes_module(recompute, modules, m); };
   const double mask = s.dropout ? 1.0 : 0.0;
   const double kv_per_rank = std::max(s.kv_heads / t, 1.0) * s.head_dim;

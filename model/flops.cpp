@@ -62,6 +62,16 @@ StepFlops training_step_flops(const TransformerSpec& model, double global_batch,
   f.model = forward * 3.0;
   f.hardware = f.model;
   if (recompute == Recompute::full) f.hardware += layers_forward * recomputed_fraction;
+  if (recompute == Recompute::selective_op) {
+    // torchtitan's per-op policy re-runs every second GEMM of a block (model/op_checkpoint.h):
+    // wk, wo and w3 (SwiGLU) or fc2; dense layers only (the loader rejects MoE and MLA).
+    const double tokens = global_batch * seq;
+    const double h = model.hidden;
+    const double recomputed_width = model.resolved_kv_heads() * model.resolved_head_dim() +
+                                    model.heads * model.resolved_head_dim() + model.resolved_ffn_hidden();
+    f.hardware += Flops(2.0 * tokens * h * recomputed_width) * static_cast<double>(model.layers);
+    return f;
+  }
   if (recompute != Recompute::selective) return f;
   using RM = RecomputeModule;
   const double tokens = global_batch * seq;

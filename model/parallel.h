@@ -10,7 +10,12 @@
 namespace stepcast {
 
 enum class PipelineSchedule { gpipe, one_f_one_b, zb_h1, zb_h2, dualpipe };
-enum class Recompute { none, selective, full };
+// none: every activation kept; selective: Megatron's (the regions of recompute_modules, by
+// default the attention core); full: only each layer's input kept; selective_op: torchtitan's
+// per-op selective activation checkpointing (activation_checkpoint.mode "selective",
+// selective_ac_option "op"): every other GEMM output and the flash attention output kept, the rest
+// of the block re-run in backward (model/op_checkpoint.h).
+enum class Recompute { none, selective, full, selective_op };
 enum class Offload { none, optimizer, optimizer_and_params };
 
 // Megatron-Core's fine-grained selective recomputation (TransformerConfig.recompute_modules, used

@@ -37,7 +37,8 @@ template <>
 struct EnumTable<Recompute> {
   static constexpr std::array values = {std::pair{Recompute::none, std::string_view("none")},
                                         std::pair{Recompute::selective, std::string_view("selective")},
-                                        std::pair{Recompute::full, std::string_view("full")}};
+                                        std::pair{Recompute::full, std::string_view("full")},
+                                        std::pair{Recompute::selective_op, std::string_view("selective_op")}};
 };
 
 template <>

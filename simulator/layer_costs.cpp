@@ -64,9 +64,14 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
     Seconds forward_comm(0.0);
     Seconds backward_comm(0.0);
     Seconds mlp_forward_comm(0.0);  // the MLP block's share of forward_comm
+    // What torchtitan's per-op checkpointing (recompute: selective_op) re-runs: the collectives
+    // outside its save list, i.e. the all-gathers (SP) or all-reduces; it keeps reduce-scatter
+    // outputs (model/op_checkpoint.h). Priced unoverlapped: the replay has no GEMM to hide behind.
+    Seconds op_policy_comm(0.0);
     if (s.sequence_parallel) {
       const Seconds gather = net.time(CollectiveOp::all_gather, activation, in.tp_group);
       const Seconds scatter = net.time(CollectiveOp::reduce_scatter, activation, in.tp_group);
+      op_policy_comm = gather * blocks;
       const Seconds regather_attention = max(gather - kernels.backward.time_named(attention.in_dgrad), Seconds(0.0));
       const Seconds regather_mlp =
           mlp_collectives ? max(gather - kernels.backward.time_named(mlp.in_dgrad), Seconds(0.0)) : Seconds(0.0);
@@ -89,6 +94,7 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
       }
     } else {
       const Seconds reduce = net.time(CollectiveOp::all_reduce, activation, in.tp_group);
+      op_policy_comm = reduce * blocks;
       if (in.tp_comm_overlap) {
         forward_comm = overlapped(reduce, kernels.forward.time_named(attention.out), in);
         backward_comm = overlapped(reduce, kernels.backward.time_named(attention.in_wgrad), in);
@@ -109,9 +115,10 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
     using RM = RecomputeModule;
     const auto module = [&](RM m) { return recomputes_module(in.recompute, in.recompute_modules, m); };
     const bool mlp_block_recomputed = s.moe_layer ? module(RM::moe) || module(RM::shared_experts) : module(RM::mlp);
-    c.layer_backward.tp_exposed = backward_comm + (in.recompute == Recompute::full ? forward_comm
-                                                   : mlp_block_recomputed       ? mlp_forward_comm
-                                                                                : Seconds(0.0));
+    c.layer_backward.tp_exposed = backward_comm + (in.recompute == Recompute::full           ? forward_comm
+                                                   : in.recompute == Recompute::selective_op ? op_policy_comm
+                                                   : mlp_block_recomputed                    ? mlp_forward_comm
+                                                                                             : Seconds(0.0));
 
     // Embedding output: all-reduce of the vocab-parallel lookup (reduce-scatter with SP; its
     // backward is then an all-gather).

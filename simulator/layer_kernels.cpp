@@ -3,6 +3,7 @@
 #include <cassert>
 
 #include "model/layer_ops.h"
+#include "model/op_checkpoint.h"
 #include "model/moe_ops.h"
 
 namespace stepcast {
@@ -120,6 +121,8 @@ LayerKernels layer_kernels(const LayerCostInputs& in) {
     k.recompute = k.forward;
   } else if (in.recompute == Recompute::selective) {
     k.recompute = training_kernels(selective_recompute_forward_ops(s, in.recompute_modules), in);
+  } else if (in.recompute == Recompute::selective_op) {
+    k.recompute = training_kernels(selective_op_recompute_forward_ops(s), in);
   }
   // ZeRO-3 / FSDP with FP8 compute over 16-bit parameters: the gathered weights are cast (and
   // transposed for the backward's TN GEMMs) in every pass, as there is no persistent FP8 copy to

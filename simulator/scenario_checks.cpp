@@ -303,6 +303,20 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
                       "with activation recomputation)");
       }
     }
+    if (ok({"parallel.recompute"}) && p.recompute == Recompute::selective_op) {
+      // torchtitan's per-op policy counts aten.mm calls in a dense Llama block (model/op_checkpoint.h);
+      // stepcast prices it for that block only.
+      if (m.is_moe() || m.mla) {
+        sink.error_at("parallel.recompute", std::string("recompute: selective_op (torchtitan's per-op checkpointing) is priced for "
+                                                        "dense GQA/MHA blocks; this model has ") +
+                                                (m.is_moe() ? "MoE layers" : "multi-latent attention") +
+                                                " (use none, selective or full)");
+      } else if (m.linear_bias) {
+        sink.error_at("parallel.recompute", "recompute: selective_op (torchtitan's per-op checkpointing) counts bias-free "
+                                            "linears (aten.mm); this model has linear_bias: true (a biased nn.Linear is "
+                                            "aten.addmm, which the policy neither counts nor saves)");
+      }
+    }
     if (ok({"parallel.recompute_modules", "parallel.recompute"}) && !p.recompute_modules.is_default()) {
       const bool fp8_delayed = state.precision_read && s.precision.compute == DataType::fp8 &&
                                s.precision.fp8_scaling == Fp8Scaling::delayed;

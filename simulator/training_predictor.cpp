@@ -565,6 +565,11 @@ void TrainingPredictor::stage_memory(const Scenario& scenario, std::span<const B
     } else if (par.recompute == Recompute::selective) {
       working = max(selective_recompute_working_set_bytes(plan.shape, par.recompute_modules),
                     selective_recompute_working_set_bytes(plan.moe_shape, par.recompute_modules));
+    } else if (par.recompute == Recompute::selective_op) {
+      // The layer's replayed tensors: what it would keep with no checkpointing, less what it kept.
+      working = max(layer_activation_bytes(plan.shape, Recompute::none).stored -
+                        layer_activation_bytes(plan.shape, Recompute::selective_op).stored,
+                    Bytes(0.0));
     }
     for (int c = 0; c < plan.chunks; ++c) {
       if (plan.is_last(c * plan.pp + s)) working = max(working, loss_backward_working_set_bytes(plan.shape));

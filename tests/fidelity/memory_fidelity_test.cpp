@@ -115,7 +115,7 @@ const std::vector<MemoryRow>& memory_rows() {
 TEST_CASE("every published memory row names its source, a known kind and a scenario that predicts") {
   const YAML::Node runs = YAML::LoadFile("tests/fixtures/reference/published_memory.yaml")["memory_runs"];
   REQUIRE(runs.size() == memory_rows().size());
-  CHECK(memory_rows().size() == 5);
+  CHECK(memory_rows().size() == 8);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     CAPTURE(runs[i]["id"].as<std::string>());
     CHECK(!runs[i]["source"].as<std::string>().empty());
@@ -136,6 +136,12 @@ TEST_CASE("published memory rows: regression guard") {
       {"torchtitan-2024-12-llama3.1-8b-fsdp2-cp4-128k", -0.065},
       {"torchtitan-2024-12-llama3.1-8b-fsdp1-cp8-256k", -0.071},
       {"torchtitan-2024-12-llama3.1-70b-fsdp32-tp8", -0.132},  // -0.252 before loss parallelism's third copy
+      // Table 1, torchtitan's per-op selective checkpointing (recompute: selective_op). Eager and
+      // compiled predict the same peak: the policy re-runs the eager-only saved tensors (FP32 norm
+      // copies, repeat_kv's K/V, silu(a)); the measured eager peak is 5.4 GiB higher, unexplained.
+      {"torchtitan-2024-12-llama3.1-8b-fsdp8-sac-op-eager", -0.056},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp8-sac-op-compile", 0.010},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp8-sac-op-compile-fp8", 0.013},
   };
   for (const MemoryRow& r : memory_rows()) {
     CAPTURE(r.id);
@@ -151,7 +157,7 @@ TEST_CASE("rows whose ranks hold the same tokens and the same parameter shard pr
   double lo = 1e30, hi = 0.0;
   int n = 0;
   for (const MemoryRow& r : memory_rows()) {
-    if (r.id.find("llama3.1-8b") == std::string::npos) continue;
+    if (r.id.find("llama3.1-8b") == std::string::npos || r.id.find("-cp") == std::string::npos) continue;  // Table 2
     CHECK(r.tokens_per_rank == 32768);
     lo = std::min(lo, r.predicted_gib);
     hi = std::max(hi, r.predicted_gib);
