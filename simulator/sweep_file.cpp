@@ -95,7 +95,10 @@ std::vector<std::string> auto_values(const std::string& key, const Scenario& bas
   } else if (key == "parallel.schedule") {
     return enum_spellings<PipelineSchedule>();
   } else if (key == "parallel.recompute") {
-    return enum_spellings<Recompute>();
+    // torchtitan's per-op policy (selective_op) takes dense bias-free blocks only (scenario_checks.cpp).
+    std::vector<std::string> spellings = enum_spellings<Recompute>();
+    if (m.is_moe() || m.mla || m.linear_bias) std::erase(spellings, std::string(enum_name(Recompute::selective_op)));
+    return spellings;
   } else if (key == "parallel.offload") {
     return enum_spellings<Offload>();
   } else if (key == "training.kernels") {
