@@ -119,9 +119,12 @@ std::vector<PublishedTrainingRun> load_training_runs(const YAML::Node& root, std
     par.vpp = static_cast<int>(number_or(p["vpp"], 1.0));
     par.schedule = PipelineSchedule::one_f_one_b;
     const std::string recompute = row["recompute"].as<std::string>();
-    par.recompute = starts_with(recompute, "full") ? Recompute::full
-                    : starts_with(recompute, "selective") ? Recompute::selective
-                                                           : Recompute::none;
+    // The column is free text ("full (--activations-checkpoint-method uniform)"), read by its first
+    // word; torchtitan's per-op policy is named before Megatron's selective, which its name extends.
+    par.recompute = starts_with(recompute, "full")           ? Recompute::full
+                    : starts_with(recompute, "selective_op") ? Recompute::selective_op
+                    : starts_with(recompute, "selective")    ? Recompute::selective
+                                                             : Recompute::none;
     if (narayanan) {
       par.sequence_parallel = false;
       par.zero = 0;

@@ -7,6 +7,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +62,31 @@ const FidelityResult& fidelity() {
 }
 
 }  // namespace
+
+TEST_CASE("the recompute column is read by its first word: torchtitan's selective_op is not Megatron's selective") {
+  std::ifstream in("tests/fixtures/reference/published_runs.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string original = text.str();
+  const std::string column = "recompute: full (--activations-checkpoint-method uniform)";
+  const std::size_t at = original.find(column);
+  REQUIRE(at != std::string::npos);
+  const auto first_run_recompute = [&](const std::string& value) {
+    std::string edited = original;
+    edited.replace(at, column.size(), "recompute: " + value);
+    const std::filesystem::path path = std::filesystem::temp_directory_path() / "stepcast_recompute_column.yaml";
+    std::ofstream(path) << edited;
+    std::vector<std::string> skipped;
+    const auto runs = test::load_reference_training_runs(path.string(), &skipped);
+    std::filesystem::remove(path);
+    REQUIRE_FALSE(runs.empty());
+    return runs.front().scenario.parallel.recompute;
+  };
+  CHECK(first_run_recompute("full (--activations-checkpoint-method uniform)") == Recompute::full);
+  CHECK(first_run_recompute("selective (attention core)") == Recompute::selective);
+  CHECK(first_run_recompute("selective_op (torchtitan per-op policy)") == Recompute::selective_op);
+  CHECK(first_run_recompute("not stated") == Recompute::none);
+}
 
 TEST_CASE("predicted step time of the published training runs is within 10% mean absolute error") {
   const FidelityResult& r = fidelity();
