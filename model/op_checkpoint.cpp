@@ -7,6 +7,8 @@
 
 namespace stepcast {
 
+bool selective_op_applies(const TransformerSpec& m) { return !m.is_moe() && !m.mla && !m.linear_bias; }
+
 BlockMms selective_op_block_mms(const LayerShape& s) {
   const double t = s.t();
   const double q = s.q_width() / t;

@@ -21,13 +21,18 @@
 //
 // Scope: dense GQA/MHA blocks without linear bias (torchtitan's Llama block); the loader rejects
 // MoE, MLA and biased linears (a biased nn.Linear is aten.addmm, which the policy neither counts
-// nor saves).
+// nor saves). selective_op_applies() is that rule, the one place it is written: the loader, the
+// sweep's `recompute: auto`, explain's changes and the layout search all ask it.
 
 #include "model/layer_shape.h"
 #include "model/op.h"
 #include "model/units.h"
 
 namespace stepcast {
+
+// Whether the policy is priced for this model: no MoE layers, no multi-latent attention, no
+// linear bias.
+bool selective_op_applies(const TransformerSpec& model);
 
 // One GEMM of the block in call order, and whether the policy keeps its output.
 struct CheckpointedMm {

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "model/activation_offload.h"
+#include "model/op_checkpoint.h"
 #include "model/placement.h"
 #include "simulator/enum_names.h"
 #include "simulator/scenario_checks.h"
@@ -183,10 +184,11 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
                     : "less model parallelism: less communication, more memory per GPU",
         std::move(o));
   }
-  // Recomputation.
+  // Recomputation. torchtitan's per-op policy only where it is priced (dense, no MLA, no linear bias).
   // Every edit goes back to Megatron-Core's default modules ([core_attn]), which any recompute accepts.
   const bool modules = !p.recompute_modules.is_default();
-  for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full}) {
+  for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full, Recompute::selective_op}) {
+    if (r == Recompute::selective_op && !selective_op_applies(sc.model)) continue;
     if (r == p.recompute && !(r == Recompute::full && p.recompute_layers > 0) &&
         !(r == Recompute::selective && modules)) {
       continue;
@@ -201,7 +203,9 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
                                      : fmt::format("recompute: {} -> {}", from, enum_name(r)),
         r == Recompute::full ? "recomputes each layer's forward: least activation memory, most extra work"
         : r == Recompute::selective ? "recomputes only attention's core (Korthikanti et al. 2022): little work, much memory saved"
-                                    : "no recomputation: no extra forward work, the most activation memory",
+        : r == Recompute::selective_op
+            ? "torchtitan's per-op selective checkpointing: keeps every other GEMM output and attention, replays the rest"
+            : "no recomputation: no extra forward work, the most activation memory",
         std::move(o));
   }
   // Activation offloading (Megatron-Core cpu_offloading with activations; model/activation_offload.h):

@@ -10,9 +10,11 @@
 //   Changes      candidate edits of the layout and run options, each applied to a copy of the
 //                scenario, checked like a file (simulator/scenario_checks.h) and predicted again:
 //                more micro-batches (smaller micro_batch), interleaving (vpp), 1F1B instead of
-//                GPipe, other TP/PP/DP splits, selective or no recompute, the ZeRO stage, sequence
-//                parallelism, the overlap flags, FP8 compute, a larger micro-batch. Ranked by the
-//                step time they save; layouts that stop fitting in memory are kept apart.
+//                GPipe, other TP/PP/DP splits, no, selective or full recompute (and torchtitan's
+//                per-op selective_op where the model takes it, model/op_checkpoint.h), the ZeRO
+//                stage, sequence parallelism, the overlap flags, FP8 compute, a larger micro-batch.
+//                Ranked by the step time they save; layouts that stop fitting in memory are kept
+//                apart.
 //   Sensitivity  each hardware figure (dense peak, HBM bandwidth, NVLink, NIC bandwidth, intra-node
 //                and network latency) and each CostParameters constant moved by -10% and +10%, the
 //                step predicted again; a tornado table sorted by the swing.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/cost_parameters.h"
+#include "model/op_checkpoint.h"
 #include "model/parameter_count.h"
 #include "simulator/enum_names.h"
 
@@ -303,15 +304,15 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
                       "with activation recomputation)");
       }
     }
-    if (ok({"parallel.recompute"}) && p.recompute == Recompute::selective_op) {
+    if (ok({"parallel.recompute"}) && p.recompute == Recompute::selective_op && !selective_op_applies(m)) {
       // torchtitan's per-op policy counts aten.mm calls in a dense Llama block (model/op_checkpoint.h);
-      // stepcast prices it for that block only.
+      // stepcast prices it for that block only. The branches below only word the refusal.
       if (m.is_moe() || m.mla) {
         sink.error_at("parallel.recompute", std::string("recompute: selective_op (torchtitan's per-op checkpointing) is priced for "
                                                         "dense GQA/MHA blocks; this model has ") +
                                                 (m.is_moe() ? "MoE layers" : "multi-latent attention") +
                                                 " (use none, selective or full)");
-      } else if (m.linear_bias) {
+      } else {
         sink.error_at("parallel.recompute", "recompute: selective_op (torchtitan's per-op checkpointing) counts bias-free "
                                             "linears (aten.mm); this model has linear_bias: true (a biased nn.Linear is "
                                             "aten.addmm, which the policy neither counts nor saves)");

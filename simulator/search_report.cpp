@@ -58,12 +58,12 @@ std::string search_report_table(const Scenario& base, const SearchOptions& optio
                        return all;
                      }()
                                     : objective);
-  out += fmt::format("  {:>3} {:>3} {:>3} {:>4} {:>3} {:>3} {:>4} {:>3} {:>9} {:>4} {:>8} {:>5}  {:>10} {:>11} {:>6} {:>10}\n",
+  out += fmt::format("  {:>3} {:>3} {:>3} {:>4} {:>3} {:>3} {:>4} {:>3} {:>12} {:>4} {:>8} {:>5}  {:>10} {:>11} {:>6} {:>10}\n",
                      "#", "tp", "pp", "dp", "cp", "vpp", "mb", "sp", "recompute", "zero", "schedule", "tpov", "step", "tokens/s",
                      "MFU", "memory");
   int rank = 0;
   for (const Candidate& c : r.best) {
-    out += fmt::format("  {:>3} {:>3} {:>3} {:>4} {:>3} {:>3} {:>4} {:>3} {:>9} {:>4} {:>8} {:>5}  {:>10} {:>11.0f} {:>5.1f}% {:>6.1f} GiB\n",
+    out += fmt::format("  {:>3} {:>3} {:>3} {:>4} {:>3} {:>3} {:>4} {:>3} {:>12} {:>4} {:>8} {:>5}  {:>10} {:>11.0f} {:>5.1f}% {:>6.1f} GiB\n",
                        ++rank, text(c, "parallel.tp"), text(c, "parallel.pp"), text(c, "parallel.dp"), text(c, "parallel.cp"),
                        text(c, "parallel.vpp"), text(c, "training.micro_batch"),
                        value(c, "parallel.sequence_parallel") != 0.0 ? "on" : "off", text(c, "parallel.recompute"),

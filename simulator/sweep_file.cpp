@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "model/op_checkpoint.h"
 #include "simulator/diagnostics.h"
 #include "simulator/enum_names.h"
 #include "simulator/quantity_parse.h"
@@ -95,9 +96,9 @@ std::vector<std::string> auto_values(const std::string& key, const Scenario& bas
   } else if (key == "parallel.schedule") {
     return enum_spellings<PipelineSchedule>();
   } else if (key == "parallel.recompute") {
-    // torchtitan's per-op policy (selective_op) takes dense bias-free blocks only (scenario_checks.cpp).
+    // torchtitan's per-op policy (selective_op) takes dense bias-free blocks only (model/op_checkpoint.h).
     std::vector<std::string> spellings = enum_spellings<Recompute>();
-    if (m.is_moe() || m.mla || m.linear_bias) std::erase(spellings, std::string(enum_name(Recompute::selective_op)));
+    if (!selective_op_applies(m)) std::erase(spellings, std::string(enum_name(Recompute::selective_op)));
     return spellings;
   } else if (key == "parallel.offload") {
     return enum_spellings<Offload>();

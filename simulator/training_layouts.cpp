@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "model/op_checkpoint.h"
+
 namespace stepcast {
 namespace {
 
@@ -44,6 +46,9 @@ LayoutSpace::LayoutSpace(const Scenario& base, const LayoutSpaceOptions& options
   const TrainingWorkload& t = base.training();
   const ParallelConfig& fixed = base.parallel;
   const int gpus = base.system.gpus;
+  // The recompute choices the loader takes for this model: selective_op only where it is priced.
+  std::vector<Recompute> recompute = options.recompute;
+  if (!selective_op_applies(m)) std::erase(recompute, Recompute::selective_op);
   const bool interleavable = std::find(options.schedules.begin(), options.schedules.end(),
                                        PipelineSchedule::one_f_one_b) != options.schedules.end();
 
@@ -95,7 +100,7 @@ LayoutSpace::LayoutSpace(const Scenario& base, const LayoutSpaceOptions& options
             }
             b.sequence_parallel = {false};
             if (tp > 1 && t.seq_len % tp == 0) b.sequence_parallel.push_back(true);
-            b.recompute = options.recompute;
+            b.recompute = recompute;
             std::vector<int> zeros;
             for (int z : options.zero) {
               if (dp > 1 || z == 0) zeros.push_back(z);

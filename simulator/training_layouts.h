@@ -16,7 +16,8 @@
 // only with 1F1B (no pipeline: each micro-batch's forward then backward; GPipe's order there takes
 // the same time and holds every micro-batch's activations),
 // zero 0 only when dp == 1 (nothing to shard), sequence_parallel and tp_comm_overlap only with tp > 1,
-// overlap_grad_reduce only with dp > 1, overlap_param_gather only with ZeRO-1/2 and dp > 1. What the predictor does not model yet is left out
+// overlap_grad_reduce only with dp > 1, overlap_param_gather only with ZeRO-1/2 and dp > 1, recompute
+// selective_op only where the loader takes it (the sweep's `recompute: auto` rule). What the predictor does not model yet is left out
 // by default and can be switched on: cp > 1 (context-parallel traffic is not priced), offload (not
 // modelled), ZB-H1/H2 and DualPipe (simulated as 1F1B).
 //
@@ -58,7 +59,9 @@ void apply_layout(const TrainingLayout& layout, Scenario& scenario);
 
 struct LayoutSpaceOptions {
   std::vector<PipelineSchedule> schedules = {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b};
-  std::vector<Recompute> recompute = {Recompute::none, Recompute::selective, Recompute::full};
+  // selective_op (torchtitan's per-op policy) is kept only for models it is priced for
+  // (selective_op_applies, model/op_checkpoint.h): dense, no MLA, no linear bias.
+  std::vector<Recompute> recompute = {Recompute::none, Recompute::selective, Recompute::full, Recompute::selective_op};
   std::vector<int> zero = {0, 1, 2, 3};
   bool context_parallel = false;  // also cp > 1
   bool overlap_flags = false;     // also every useful setting of the three overlap flags

@@ -361,3 +361,58 @@ TEST_CASE("explain offers activation offloading only where Megatron-Core runs it
   REQUIRE(fe.base.fits);
   CHECK(explanation_text(fitting, fe).find("Changes that make it fit") == std::string::npos);
 }
+
+TEST_CASE("explain offers torchtitan's per-op checkpointing (selective_op) for a dense Llama, not for a MoE model") {
+  // torchtitan's Table 1 layout (tests/fixtures/reference/published_memory.yaml, Llama 3.1 8B, FSDP 8,
+  // local batch 2, eager) without recomputation: predicted over the 96 GB H100's memory. selective_op
+  // keeps every other GEMM output and the attention output, so the layout fits again; it is listed
+  // among the changes that make it fit, and its prediction is the loader's with that recompute.
+  ExplainOptions options;
+  options.sensitivity = false;
+  const std::string dense = R"(schema_version: 1
+model: llama3-8b
+system: {preset: grand-teton-h100-96gb, gpus: 8, power_mode: 500W}
+training: {seq_len: 8192, global_batch: 16, micro_batch: 2, cross_entropy_fusion: pytorch, kernels: eager}
+parallel: {dp: 8, zero: 3, recompute: none}
+precision: {compute: bf16, params: fp32, grads: fp32, optimizer: fp32, master_weights: false}
+)";
+  const Scenario sc = parse_scenario(dense, "dense.yaml");
+  const Explanation e = explain_training(sc, options);
+  REQUIRE_FALSE(e.base.fits);
+  const auto find = [](const Explanation& x, const std::string& title) -> const ExplainChange* {
+    for (const auto* list : {&x.changes, &x.no_fit}) {
+      for (const ExplainChange& c : *list) {
+        if (c.title == title) return &c;
+      }
+    }
+    return nullptr;
+  };
+  const ExplainChange* per_op = find(e, "recompute: none -> selective_op");
+  REQUIRE(per_op != nullptr);
+  CHECK(per_op->why ==
+        "torchtitan's per-op selective checkpointing: keeps every other GEMM output and attention, replays the rest");
+  CHECK(per_op->fits);
+  CHECK(per_op->prediction.memory.peak < e.base.memory.peak);
+  // More work than none (it replays wk, wo, w3 and the non-GEMM ops), less than full recomputation.
+  const ExplainChange* full = find(e, "recompute: none -> full");
+  REQUIRE(full != nullptr);
+  CHECK(per_op->prediction.step_time > e.base.step_time);
+  CHECK(per_op->prediction.step_time < full->prediction.step_time);
+  const Scenario reloaded = parse_scenario(dense, "dense.yaml", per_op->overrides);
+  CHECK(predict_training(reloaded).step_time == per_op->prediction.step_time);
+  const std::string text = explanation_text(sc, e);
+  const auto section = text.find("Changes that make it fit in memory (least slowdown first):");
+  REQUIRE(section != std::string::npos);
+  CHECK(text.find("recompute: none -> selective_op", section) != std::string::npos);
+
+  // Mixtral 8x7B (MoE) and GPT-3 (biased linears): the loader refuses selective_op, so it is not offered.
+  for (const char* refused : {"scenarios/examples/mixtral-8x7b-ep.yaml", "gpt3-175b-selene"}) {
+    CAPTURE(refused);
+    const Explanation x = explain_training(load_scenario(refused), options);
+    REQUIRE_FALSE(x.changes.empty());
+    for (const auto* list : {&x.changes, &x.no_fit}) {
+      for (const ExplainChange& c : *list) CHECK(c.title.find("selective_op") == std::string::npos);
+    }
+    CHECK(explanation_text(load_scenario(refused), x, 100).find("selective_op") == std::string::npos);
+  }
+}

@@ -24,18 +24,15 @@ namespace {
 
 // A 24-layer GPT-3-shaped model on 64 A100s: small enough to predict every layout in a test
 // (a few thousand), with pipelines, interleaving and layouts that do not fit.
-Scenario small_scenario() {
-  return parse_scenario(R"(
-schema_version: 1
+constexpr const char* kSmallYaml = R"(schema_version: 1
 name: gpt3-24-layers
 model: {preset: gpt3-175b, layers: 24}
 system: {preset: dgx-a100, gpus: 64}
 training: {seq_len: 2048, global_batch: 128, micro_batch: 1}
 parallel: {tp: 8, pp: 8, sequence_parallel: true, recompute: selective, zero: 1}
 precision: bf16
-)",
-                        "<test>");
-}
+)";
+Scenario small_scenario() { return parse_scenario(kSmallYaml, "<test>"); }
 
 struct Ranked {
   double step = 0.0;
@@ -92,6 +89,57 @@ std::string rows_of(const std::string& csv) {
     out += line + "\n";
   }
   return out;
+}
+
+// Every combination of the searched keys, checked by the loader's own rules (a sweep's points over
+// `base_yaml` with every key on `auto`, vpp on `vpps`), less what the space leaves out on purpose
+// (GPipe without a pipeline, no ZeRO without data parallelism, no sequence parallelism without
+// tensor parallelism), must be the space's layouts, each once. Returns how many layouts recompute
+// with `counted`.
+std::size_t check_space_is_the_valid_layouts(const std::string& base_yaml, const std::string& vpps,
+                                             Recompute counted = Recompute::selective_op) {
+  std::string indented;
+  std::istringstream lines(base_yaml);
+  for (std::string line; std::getline(lines, line);) indented += "  " + line + "\n";
+  const SweepFile grid = parse_sweep("schema_version: 1\nbase:\n" + indented + R"(axes:
+  parallel.tp: auto
+  parallel.pp: auto
+  training.micro_batch: auto
+  parallel.vpp: )" + vpps + R"(
+  parallel.schedule: [gpipe, 1f1b]
+  parallel.sequence_parallel: auto
+  parallel.recompute: auto
+  parallel.zero: auto
+)",
+                                     "<test>");
+  PointBuilder builder(grid);
+  REQUIRE(builder.fast());
+  using Key = std::tuple<int, int, int, int, int, bool, int, int>;
+  std::set<Key> valid;
+  for (std::uint64_t i = 0; i < grid.point_count(); ++i) {
+    std::string reason;
+    const Scenario* sc = builder.build(i, reason);
+    if (sc == nullptr) continue;
+    const ParallelConfig& p = sc->parallel;
+    if (p.pp == 1 && p.schedule != PipelineSchedule::one_f_one_b) continue;
+    if (p.dp == 1 && p.zero != 0) continue;
+    if (p.tp == 1 && p.sequence_parallel) continue;
+    valid.insert({p.tp, p.pp, p.vpp, sc->training().micro_batch, static_cast<int>(p.schedule), p.sequence_parallel,
+                  static_cast<int>(p.recompute), p.zero});
+  }
+  const LayoutSpace space(parse_scenario(base_yaml, "<test>"));
+  std::set<Key> enumerated;
+  std::size_t with_counted = 0;
+  for (std::uint64_t i = 0; i < space.size(); ++i) {
+    const TrainingLayout l = space.at(i);
+    enumerated.insert({l.tp, l.pp, l.vpp, l.micro_batch, static_cast<int>(l.schedule), l.sequence_parallel,
+                       static_cast<int>(l.recompute), l.zero});
+    with_counted += l.recompute == counted ? 1 : 0;
+  }
+  CHECK(enumerated.size() == space.size());  // no layout twice
+  CHECK(enumerated.size() == valid.size());
+  CHECK(enumerated == valid);
+  return with_counted;
 }
 
 }  // namespace
@@ -174,55 +222,11 @@ TEST_CASE("search results do not depend on the thread count, and merged shards e
 }
 
 TEST_CASE("the layout space is exactly the valid layouts, each once") {
-  // Every combination of the searched keys, checked by the loader's own rules (a sweep's points),
-  // less what the space leaves out on purpose (GPipe without a pipeline, no ZeRO without data
-  // parallelism, no sequence parallelism without tensor parallelism), must be the space's layouts.
+  // GPT-3's linears carry biases: torchtitan's per-op policy (selective_op) is not priced for them,
+  // and the loader refuses it, so neither the sweep's `auto` nor the space offers it.
   const Scenario base = small_scenario();
-  const SweepFile grid = parse_sweep(R"(
-schema_version: 1
-base:
-  schema_version: 1
-  model: {preset: gpt3-175b, layers: 24}
-  system: {preset: dgx-a100, gpus: 64}
-  training: {seq_len: 2048, global_batch: 128, micro_batch: 1}
-  parallel: {tp: 8, pp: 8, sequence_parallel: true, recompute: selective, zero: 1}
-  precision: bf16
-axes:
-  parallel.tp: auto
-  parallel.pp: auto
-  training.micro_batch: auto
-  parallel.vpp: [1, 2, 3, 4, 6, 12, 24]
-  parallel.schedule: [gpipe, 1f1b]
-  parallel.sequence_parallel: auto
-  parallel.recompute: auto
-  parallel.zero: auto
-)",
-                                     "<test>");
-  PointBuilder builder(grid);
-  REQUIRE(builder.fast());
-  using Key = std::tuple<int, int, int, int, int, bool, int, int>;
-  std::set<Key> valid;
-  for (std::uint64_t i = 0; i < grid.point_count(); ++i) {
-    std::string reason;
-    const Scenario* sc = builder.build(i, reason);
-    if (sc == nullptr) continue;
-    const ParallelConfig& p = sc->parallel;
-    if (p.pp == 1 && p.schedule != PipelineSchedule::one_f_one_b) continue;
-    if (p.dp == 1 && p.zero != 0) continue;
-    if (p.tp == 1 && p.sequence_parallel) continue;
-    valid.insert({p.tp, p.pp, p.vpp, sc->training().micro_batch, static_cast<int>(p.schedule), p.sequence_parallel,
-                  static_cast<int>(p.recompute), p.zero});
-  }
+  CHECK(check_space_is_the_valid_layouts(kSmallYaml, "[1, 2, 3, 4, 6, 12, 24]") == 0);
   const LayoutSpace space(base);
-  std::set<Key> enumerated;
-  for (std::uint64_t i = 0; i < space.size(); ++i) {
-    const TrainingLayout l = space.at(i);
-    enumerated.insert({l.tp, l.pp, l.vpp, l.micro_batch, static_cast<int>(l.schedule), l.sequence_parallel,
-                       static_cast<int>(l.recompute), l.zero});
-  }
-  CHECK(enumerated.size() == space.size());  // no layout twice
-  CHECK(enumerated.size() == valid.size());
-  CHECK(enumerated == valid);
 
   // Those left out are no better: sequence parallelism without TP changes nothing; GPipe without a
   // pipeline takes the same time and holds more.
@@ -239,6 +243,46 @@ axes:
   const TrainingPrediction pb = predictor.predict(b, *net);
   CHECK(pa.step_time.value() == doctest::Approx(pb.step_time.value()).epsilon(1e-12));  // sums in another order
   CHECK(pa.memory.peak <= pb.memory.peak);
+}
+
+TEST_CASE("the search offers torchtitan's per-op checkpointing (selective_op) for a dense bias-free model, as the loader takes it") {
+  // An 8-layer Llama 3 8B on 8 H100s: dense, no MLA, no linear bias, so the loader (and the sweep's
+  // `recompute: auto`) takes recompute: selective_op; the space must hold exactly those layouts,
+  // selective_op among them, one for every layout with each other recompute choice.
+  const std::string dense = R"(schema_version: 1
+name: llama3-8b-8-layers
+model: {preset: llama3-8b, layers: 8}
+system: {preset: dgx-h100, gpus: 8}
+training: {seq_len: 4096, global_batch: 16, micro_batch: 1}
+parallel: {tp: 2, pp: 2, recompute: selective}
+precision: bf16
+)";
+  const std::size_t per_op = check_space_is_the_valid_layouts(dense, "[1, 2, 4]");
+  CHECK(per_op > 0);
+  CHECK(per_op == check_space_is_the_valid_layouts(dense, "[1, 2, 4]", Recompute::none));
+  const LayoutSpace space(parse_scenario(dense, "<test>"));
+  CHECK(space.size() == 4 * per_op);  // none, selective, full, selective_op in every block
+
+  // A search kept to selective_op predicts them, and some fit.
+  SearchOptions options;
+  options.threads = 2;
+  options.top = 3;
+  options.space.recompute = {Recompute::selective_op};
+  const Scenario base = parse_scenario(dense, "<test>");
+  const SearchResult r = run_training_search(base, options);
+  CHECK(r.counts.space == per_op);
+  CHECK(r.counts.feasible > 0);
+  REQUIRE(r.best.size() == 3);
+  const LayoutSpace searched(base, options.space);
+  for (const Candidate& c : r.best) CHECK(searched.at(c.point).recompute == Recompute::selective_op);
+}
+
+TEST_CASE("the search leaves selective_op out for a MoE model, which the loader refuses it for") {
+  const Scenario moe = load_scenario("scenarios/examples/mixtral-8x7b-ep.yaml");
+  REQUIRE(moe.model.is_moe());
+  const LayoutSpace space(moe, {.schedules = {PipelineSchedule::one_f_one_b}, .zero = {1}, .max_micro_batch = 1});
+  REQUIRE(space.size() > 0);
+  for (std::uint64_t i = 0; i < space.size(); ++i) CHECK(space.at(i).recompute != Recompute::selective_op);
 }
 
 TEST_CASE("a memory objective is exact from screening; constraints prune before timing") {
