@@ -242,6 +242,11 @@ InferencePrediction predict_serving(const Scenario& scenario, StepCostModel& ste
   p.ttft = serving::latency_stats(ttft);
   p.tpot = serving::latency_stats(tpot);
   p.e2e = serving::latency_stats(e2e);
+  // TPOT counts only requests of two or more output tokens (one token has no time between tokens).
+  if (tpot.empty() && served > 0) {
+    p.notes.emplace_back("time per output token is undefined: no measured request generated more than one token "
+                         "(its figures read 0)");
+  }
   const double span = run.end - run.first_arrival;
   p.requests = static_cast<int>(n);
   p.dropped = run.dropped;

@@ -83,3 +83,27 @@ TEST_CASE("the table says up front when requests were dropped for never fitting 
 }
 
 }  // namespace stepcast
+
+namespace stepcast {
+
+TEST_CASE("with one output token per request, time per output token is said to be undefined, not left as 0") {
+  const Scenario s = parse_scenario(
+      "schema_version: 1\nname: one-token\nmodel: llama3-8b\nsystem: {gpu: h100-sxm-80gb, gpus: 1}\n"
+      "inference: {mode: serving, arrival_rate: 5/s, requests: 50, input_len: 512, output_len: 1}\n",
+      "one-token.yaml");
+  const InferencePrediction p = predict_inference(s);
+  CHECK(p.tpot.p99.value() == 0.0);
+  bool said = false;
+  for (const auto& note : p.notes) said = said || note.find("time per output token is undefined") != std::string::npos;
+  CHECK(said);
+  // Two tokens define it, and the note goes away.
+  const Scenario two = parse_scenario(
+      "schema_version: 1\nname: two-tokens\nmodel: llama3-8b\nsystem: {gpu: h100-sxm-80gb, gpus: 1}\n"
+      "inference: {mode: serving, arrival_rate: 5/s, requests: 50, input_len: 512, output_len: 2}\n",
+      "two-tokens.yaml");
+  const InferencePrediction q = predict_inference(two);
+  CHECK(q.tpot.p99.value() > 0.0);
+  for (const auto& note : q.notes) CHECK(note.find("undefined") == std::string::npos);
+}
+
+}  // namespace stepcast
