@@ -12,16 +12,13 @@
 #include "simulator/catalog.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/catalog_model.h"
 
 using namespace stepcast;
 
 namespace {
 
-const TransformerSpec& llama3_405b() {
-  const TransformerSpec* m = Catalog::builtin().find_model("llama3-405b");
-  REQUIRE(m != nullptr);
-  return *m;
-}
+const TransformerSpec& llama3_405b() { return test::catalog_model("llama3-405b"); }
 
 LayerShape shape_of(int tp, int cp, int seq, ContextParallelKind kind = ContextParallelKind::ring) {
   TrainingWorkload w;

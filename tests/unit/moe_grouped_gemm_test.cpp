@@ -17,6 +17,7 @@
 #include "simulator/layer_costs.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/catalog_model.h"
 #include "tests/support/compute_only_layer.h"
 #include "tests/support/moe_layer.h"
 #include "tests/support/op_lookup.h"
@@ -28,14 +29,12 @@ namespace {
 // Qwen3-30B-A3B's MoE layer on one rank of EP 8 (tp 1), one 4096-token sequence: 16 local
 // experts of 2048 token copies each (4096 x top-8 x 8 / 128), 32768 rows, expert width 768.
 LayerShape qwen3_layer(DataType compute, MoeGroupedGemm grouped, ExpertDispatcher dispatcher) {
-  const TransformerSpec* m = Catalog::builtin().find_model("qwen3-30b-a3b");
-  REQUIRE(m != nullptr);
   ParallelConfig p;
   p.ep = 8;
   p.expert_tp = 1;
   p.ep_dispatcher = dispatcher;
   p.moe_grouped_gemm = grouped;
-  LayerShape s = test::one_sequence_moe_layer(*m, p);
+  LayerShape s = test::one_sequence_moe_layer(test::catalog_model("qwen3-30b-a3b"), p);
   s.compute = compute;
   return s;
 }

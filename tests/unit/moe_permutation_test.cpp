@@ -19,6 +19,7 @@
 #include "simulator/diagnostics.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/catalog_model.h"
 #include "tests/support/moe_layer.h"
 #include "tests/support/op_lookup.h"
 
@@ -29,14 +30,12 @@ namespace {
 // Qwen3-30B-A3B's MoE layer on one rank of EP 8, one 4096-token sequence (16 local experts).
 LayerShape qwen3_layer(ExpertDispatcher dispatcher, int ep = 8,
                        MoeGroupedGemm grouped = MoeGroupedGemm::per_expert) {
-  const TransformerSpec* m = Catalog::builtin().find_model("qwen3-30b-a3b");
-  REQUIRE(m != nullptr);
   ParallelConfig p;
   p.ep = ep;
   p.expert_tp = 1;
   p.ep_dispatcher = dispatcher;
   p.moe_grouped_gemm = grouped;
-  return test::one_sequence_moe_layer(*m, p);
+  return test::one_sequence_moe_layer(test::catalog_model("qwen3-30b-a3b"), p);
 }
 
 constexpr const char* kForwardPermutations[] = {"moe_permute", "moe_sort_chunks", "moe_unsort_chunks", "moe_unpermute"};

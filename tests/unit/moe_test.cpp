@@ -17,6 +17,7 @@
 #include "simulator/layer_kernels.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/catalog_model.h"
 #include "tests/support/compute_only_layer.h"
 #include "tests/support/op_lookup.h"
 
@@ -24,11 +25,7 @@ using namespace stepcast;
 
 namespace {
 
-const TransformerSpec& catalog_model(const std::string& name) {
-  const TransformerSpec* m = Catalog::builtin().find_model(name);
-  REQUIRE_MESSAGE(m != nullptr, name);
-  return *m;
-}
+using test::catalog_model;
 
 // One layer shape of `model` as make_layer_shape() builds it for the given split.
 LayerShape shape_of(const TransformerSpec& model, int tp, int ep, int expert_tp, bool sequence_parallel,

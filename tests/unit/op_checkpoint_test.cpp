@@ -12,20 +12,16 @@
 #include "model/layer_ops.h"
 #include "model/layer_shape.h"
 #include "model/op_checkpoint.h"
-#include "simulator/catalog.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/catalog_model.h"
 #include "tests/support/scenario_errors.h"
 
 using namespace stepcast;
 
 namespace {
 
-const TransformerSpec& llama3_8b() {
-  const TransformerSpec* m = Catalog::builtin().find_model("llama3-8b");
-  REQUIRE(m != nullptr);
-  return *m;
-}
+const TransformerSpec& llama3_8b() { return test::catalog_model("llama3-8b"); }
 
 // One layer on one rank: micro-batch 1 of 4096 tokens, BF16, TP `tp` (with SP when tp > 1).
 LayerShape shape_of(const TransformerSpec& model, int tp = 1) {

@@ -10,9 +10,9 @@
 #include "model/layer_ops.h"
 #include "model/layer_shape.h"
 #include "model/moe_ops.h"
-#include "simulator/catalog.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/catalog_model.h"
 #include "tests/support/scenario_errors.h"
 
 using namespace stepcast;
@@ -21,11 +21,7 @@ namespace {
 
 using RM = RecomputeModule;
 
-const TransformerSpec& catalog_model(const std::string& name) {
-  const TransformerSpec* m = Catalog::builtin().find_model(name);
-  REQUIRE_MESSAGE(m != nullptr, name);
-  return *m;
-}
+using test::catalog_model;
 
 // One layer of `model` on one rank: TP 1, micro-batch 1 of 4096 tokens, BF16.
 LayerShape shape_of(const TransformerSpec& model, int ep = 1) {
