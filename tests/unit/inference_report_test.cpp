@@ -12,11 +12,17 @@
 namespace stepcast {
 namespace {
 
+// Llama 3 8B served on one H100; `inference` is the scenario's inference mapping, inline.
+Scenario llama3_8b_serving(const std::string& name, const std::string& inference) {
+  return parse_scenario("schema_version: 1\nname: " + name + "\nmodel: llama3-8b\nsystem: {gpu: h100-sxm-80gb, gpus: 1}\n" +
+                            "inference: {mode: serving, " + inference + "}\n",
+                        name + ".yaml");
+}
+
 Scenario serving(const std::string& rate) {
-  return parse_scenario("schema_version: 1\nname: report-test\nmodel: llama3-8b\nsystem: {gpu: h100-sxm-80gb, gpus: 1}\n"
-                        "inference: {mode: serving, arrival_rate: \"" + rate + "\", requests: 600, input_len: 1024, "
-                        "output_len: 256, slo: {ttft: 200 ms, tpot: 30 ms}}\n",
-                        "report.yaml");
+  return llama3_8b_serving("report-test", "arrival_rate: \"" + rate +
+                                              "\", requests: 600, input_len: 1024, output_len: 256, "
+                                              "slo: {ttft: 200 ms, tpot: 30 ms}");
 }
 
 std::size_t commas(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), ',')); }
@@ -69,10 +75,8 @@ TEST_CASE("the table reports percentiles and says when the arrival rate exceeds 
 
 TEST_CASE("the table says up front when requests were dropped for never fitting the KV pool") {
   // A 16M-token prompt cannot fit an 80 GB GPU's KV pool: every request is dropped.
-  const Scenario s = parse_scenario(
-      "schema_version: 1\nname: drop-test\nmodel: llama3-8b\nsystem: {gpu: h100-sxm-80gb, gpus: 1}\n"
-      "inference: {mode: serving, arrival_rate: 5/s, requests: 20, input_len: 16000000, output_len: 16}\n",
-      "drop.yaml");
+  const Scenario s =
+      llama3_8b_serving("drop-test", "arrival_rate: 5/s, requests: 20, input_len: 16000000, output_len: 16");
   const InferencePrediction p = predict_inference(s);
   REQUIRE(p.dropped == 20);
   const std::string table = inference_report_table(s, p);
@@ -82,25 +86,17 @@ TEST_CASE("the table says up front when requests were dropped for never fitting 
   CHECK(table.find("none served") != std::string::npos);
 }
 
-}  // namespace stepcast
-
-namespace stepcast {
-
 TEST_CASE("with one output token per request, time per output token is said to be undefined, not left as 0") {
-  const Scenario s = parse_scenario(
-      "schema_version: 1\nname: one-token\nmodel: llama3-8b\nsystem: {gpu: h100-sxm-80gb, gpus: 1}\n"
-      "inference: {mode: serving, arrival_rate: 5/s, requests: 50, input_len: 512, output_len: 1}\n",
-      "one-token.yaml");
+  const Scenario s =
+      llama3_8b_serving("one-token", "arrival_rate: 5/s, requests: 50, input_len: 512, output_len: 1");
   const InferencePrediction p = predict_inference(s);
   CHECK(p.tpot.p99.value() == 0.0);
   bool said = false;
   for (const auto& note : p.notes) said = said || note.find("time per output token is undefined") != std::string::npos;
   CHECK(said);
   // Two tokens define it, and the note goes away.
-  const Scenario two = parse_scenario(
-      "schema_version: 1\nname: two-tokens\nmodel: llama3-8b\nsystem: {gpu: h100-sxm-80gb, gpus: 1}\n"
-      "inference: {mode: serving, arrival_rate: 5/s, requests: 50, input_len: 512, output_len: 2}\n",
-      "two-tokens.yaml");
+  const Scenario two =
+      llama3_8b_serving("two-tokens", "arrival_rate: 5/s, requests: 50, input_len: 512, output_len: 2");
   const InferencePrediction q = predict_inference(two);
   CHECK(q.tpot.p99.value() > 0.0);
   for (const auto& note : q.notes) CHECK(note.find("undefined") == std::string::npos);
