@@ -363,21 +363,24 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
                                                 ") does not divide the per-replica batch global_batch/dp = " +
                                                 str(t.global_batch) + "/" + str(p.dp) + " = " +
                                                 str(t.global_batch / p.dp));
-    } else if (batch_ok && t.global_batch / (p.dp * t.micro_batch) > kMaxMicrobatchesPerStep) {
+    }
+    // The micro-batches per step, once the batch splits evenly (0 when it does not: the checks
+    // below that need the count are then skipped, the error above having been given).
+    const bool batch_splits =
+        batch_ok && t.global_batch % p.dp == 0 && (t.global_batch / p.dp) % t.micro_batch == 0;
+    const int microbatches = batch_splits ? t.global_batch / (p.dp * t.micro_batch) : 0;
+    if (batch_splits && microbatches > kMaxMicrobatchesPerStep) {
       sink.error_at(product_path(sink, {"training.global_batch", "training.micro_batch"}),
                     "global_batch/(dp*micro_batch) = " + str(t.global_batch) + "/(" + str(p.dp) + "*" +
-                        str(t.micro_batch) + ") = " + str(t.global_batch / (p.dp * t.micro_batch)) +
-                        " micro-batches per step; at most " + str(kMaxMicrobatchesPerStep) +
-                        " are simulated (raise micro_batch or dp)");
+                        str(t.micro_batch) + ") = " + str(microbatches) + " micro-batches per step; at most " +
+                        str(kMaxMicrobatchesPerStep) + " are simulated (raise micro_batch or dp)");
     }
     // Megatron-LM's interleaved schedule refuses a micro-batch count that is not a multiple of pp
     // (megatron/core/pipeline_parallel/schedules.py, forward_backward_pipelining_with_interleaving:
     // "number of microbatches is not divisible by pipeline-model-parallel-size when using
     // interleaved schedule"); its warm-up groups pp micro-batches per model chunk.
     const bool interleaving_ok = ok({"parallel.vpp", "parallel.pp"});
-    if (batch_ok && interleaving_ok && p.vpp > 1 && p.pp > 1 && t.global_batch % p.dp == 0 &&
-        (t.global_batch / p.dp) % t.micro_batch == 0) {
-      const int microbatches = t.global_batch / (p.dp * t.micro_batch);
+    if (batch_splits && interleaving_ok && p.vpp > 1 && p.pp > 1) {
       if (microbatches % p.pp != 0) {
         sink.error_at(product_path(sink, {"parallel.vpp", "parallel.pp", "training.micro_batch", "training.global_batch"}),
                       "vpp > 1 (interleaved 1F1B) needs the micro-batches per step, global_batch/(dp*micro_batch) = " +
@@ -387,9 +390,7 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
     }
     // DualPipe's shape (deepseek-ai/DualPipe, DualPipe.step(): an even rank count, an even number of
     // micro-batches of at least twice the ranks).
-    if (batch_ok && ok({"parallel.schedule", "parallel.pp"}) && p.schedule == PipelineSchedule::dualpipe &&
-        t.global_batch % p.dp == 0 && (t.global_batch / p.dp) % t.micro_batch == 0) {
-      const int microbatches = t.global_batch / (p.dp * t.micro_batch);
+    if (batch_splits && ok({"parallel.schedule", "parallel.pp"}) && p.schedule == PipelineSchedule::dualpipe) {
       const std::string problem = pipeline_shape_problem(p.schedule, p.pp, 2, microbatches);
       if (!problem.empty() && (p.pp < 2 || p.pp % 2 != 0)) {
         sink.error_at(product_path(sink, {"parallel.pp", "parallel.schedule"}), problem);
