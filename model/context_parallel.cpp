@@ -78,6 +78,17 @@ UlyssesBytes ulysses_bytes(const LayerShape& s) {
   return b;
 }
 
+RingAllGatherTimes ring_allgather_times(const LayerShape& s, const CollectiveModel& net, const GroupLayout& cp_group,
+                                        const GroupLayout& ring_hop) {
+  RingAllGatherTimes r;
+  if (s.cp <= 1) return r;
+  // nccl-tests convention: the gathered output, cp blocks.
+  r.gather = net.time(CollectiveOp::all_gather, ring_block_bytes(s) * static_cast<double>(s.cp), cp_group);
+  r.gradient_hop = net.time(CollectiveOp::send_recv, ring_block_bytes(s) * (kRingAccumulatorBytes / s.activation_bytes),
+                            ring_hop);
+  return r;
+}
+
 ContextParallelTime context_parallel_time(const LayerShape& s, Seconds attention_forward, Seconds attention_backward,
                                           const CollectiveModel& net, const GroupLayout& cp_group,
                                           const GroupLayout& ring_hop) {
@@ -93,6 +104,15 @@ ContextParallelTime context_parallel_time(const LayerShape& s, Seconds attention
       const Seconds last_hop = net.time(CollectiveOp::send_recv, gradients, ring_hop);
       t.forward_exposed = max(forward_step - attention_forward / cp, Seconds(0.0)) * (cp - 1.0);
       t.backward_exposed = max(backward_step - attention_backward / cp, Seconds(0.0)) * (cp - 1.0) + last_hop;
+      break;
+    }
+    case ContextParallelKind::ring_allgather: {
+      const RingAllGatherTimes r = ring_allgather_times(s, net, cp_group, ring_hop);
+      const Seconds forward_step = attention_forward / cp;
+      const Seconds backward_step = attention_backward / cp;
+      t.forward_exposed = max(r.gather - forward_step, Seconds(0.0));
+      t.backward_exposed = max(r.gather - backward_step, Seconds(0.0)) +
+                           max(r.gradient_hop - backward_step, Seconds(0.0)) * (cp - 1.0) + r.gradient_hop;
       break;
     }
     case ContextParallelKind::ulysses: {

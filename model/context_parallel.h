@@ -7,9 +7,10 @@
 // (Megatron-Core / Transformer Engine context parallelism; Llama 3 paper Sec. 3.3.2). The layer
 // shape already gives each rank seq/cp queries over the whole context, causal-halved.
 //
-// ring (Transformer Engine "p2p", Liu et al. 2023 "Ring Attention"; PyTorch's context_parallel,
-//   torch/distributed/tensor/experimental/_attention.py, _templated_ring_attention and its
-//   backward, read at pytorch/pytorch @f2127dbd and @0123248a): cp steps; in each, a rank
+// ring (Transformer Engine "p2p", Liu et al. 2023 "Ring Attention"; PyTorch's context_parallel
+//   with rotate method "alltoall", torch/distributed/tensor/experimental/_attention.py,
+//   _templated_ring_attention and its backward with _AllToAllRotater, read at pytorch/pytorch
+//   @f2127dbd and @0123248a): cp steps; in each, a rank
 //   computes attention of its queries against the K/V block it holds while sending that block to
 //   the next rank and receiving the previous rank's. A block is K and V of one rank's tokens,
 //   b (s/cp) (K width + V width) bytes at the activation precision (GQA: the rank's g/t KV heads;
@@ -21,6 +22,24 @@
 //   (PyTorch: dkv_rotater.next_buffer() after the loop), exposed whole.
 //   Each step is its own attention kernel and its partial result is merged into an FP32 running
 //   result (layer_ops prices both; ring_merge_*_bytes below give the merge traffic).
+// ring_allgather (PyTorch's context_parallel with its DEFAULT rotate method: _ContextParallelOptions
+//   rotate_method = _RotateMethod.ALL_GATHER since the all-gather rotater landed, pytorch/pytorch
+//   PR #132820, August 2024; set_rotate_method, PR #142093, December 2024, documents "If this API
+//   has not been called, the default rotate method is 'allgather'"; torchtitan's
+//   experimental.context_parallel_rotate_method defaults to "allgather" as well. Read at
+//   pytorch/pytorch @0123248a, _AllGatherRotater and _templated_ring_attention(_backward)): the
+//   ring's cp steps, kernels and FP32 merges as above, but K/V do not travel hop by hop. At step 0
+//   exchange_buffers issues ONE all-gather of every rank's block (cp blocks gathered) and the step-0
+//   kernel runs beside it; step 1's next_buffer() waits for it, and steps 1..cp-1 read their block
+//   from the gathered buffer with no further communication. Forward: exposed
+//   max(0, all-gather - one step). Backward: kv_rotater (the default, all-gather) gathers K/V again
+//   under step 0 (exposed the same way), while the FP32 dK/dV always travel the ring
+//   (dkv_rotater = _create_rotater(..., method=_RotateMethod.ALL_TO_ALL)): each hop is issued after
+//   a step's kernel and waited after the next one's (cp-1 waits, each exposed by
+//   max(0, hop - step)), and the last hop after the loop exposed whole. Full recomputation re-runs
+//   the forward, all-gather included (simulator/parallel_traffic.cpp adds the forward exposure to
+//   the backward). On one communicator the hops queue behind the all-gather; that shift is not
+//   priced (it matters only where the all-gather is itself exposed).
 // ulysses (DeepSpeed-Ulysses, Jacobs et al. 2023; TE "a2a"): four all-to-alls on the CP group per
 //   layer forward — Q, K, V from sequence- to head-sharded, the output back — and four in the
 //   backward; none is overlapped. Each moves the rank's b (s/cp) x width tensor (KV heads below cp
@@ -70,6 +89,15 @@ Bytes ring_merge_backward_bytes(const LayerShape& shape);
 // and their casts (backward).
 double ring_merge_forward_launches(const LayerShape& shape);
 double ring_merge_backward_launches(const LayerShape& shape);
+
+// The two transfers of ring_allgather: the all-gather of K/V (cp blocks, on the CP group) and one
+// hop of the FP32 dK/dV (to the ring neighbour).
+struct RingAllGatherTimes {
+  Seconds gather;
+  Seconds gradient_hop;
+};
+RingAllGatherTimes ring_allgather_times(const LayerShape& shape, const CollectiveModel& net,
+                                        const GroupLayout& cp_group, const GroupLayout& ring_hop);
 
 struct ContextParallelTime {
   Seconds forward_exposed;

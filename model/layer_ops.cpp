@@ -59,7 +59,7 @@ double attention_output_width(const LayerShape& s) {
 // CTAs visit only the key blocks their window overlaps. The head dim is the mean of the Q/K and V
 // widths: a score costs 2 (qk + v) flops forward (MLA: 192 and 128).
 // Under context parallelism the rank's queries are two load-balanced chunks (one early, one late).
-// The ring (cp_kind ring, no window) runs one kernel per step (ring_steps): the first over its own
+// The ring (cp_kind ring or ring_allgather, no window) runs one kernel per step (ring_steps): the first over its own
 // two chunks, causal, each later one non-causal over the rank's queries and one received chunk
 // (PyTorch _templated_ring_attention: query against key.chunk(2)[0] while i <= rank, the second
 // query chunk against the whole block after), the same work each, (s/cp) x s/(2cp) pairs: priced
@@ -68,7 +68,7 @@ double attention_output_width(const LayerShape& s) {
 // or the window's share), not as queries at the end of the context (which would visit every block).
 bool ring_kernels(const LayerShape& s, const ops::FlashShape& f) {
   const bool windowed = f.window > 0.0 && f.windowed > 0.0 && f.window < f.keys;
-  return s.cp > 1 && s.cp_kind == ContextParallelKind::ring && f.causal && !windowed;
+  return s.cp > 1 && is_ring(s.cp_kind) && f.causal && !windowed;
 }
 double ring_steps(const LayerShape& s, const ops::FlashShape& f) { return ring_kernels(s, f) ? s.cp : 1.0; }
 

@@ -44,7 +44,12 @@ struct RecomputeModules {
   bool operator==(const RecomputeModules&) const = default;
 };
 // How context-parallel ranks exchange keys and values (model/context_parallel.h).
-enum class ContextParallelKind { ring, ulysses, all_gather };
+// ring_allgather comes last so the indices sweeps and result rows store for the others keep.
+enum class ContextParallelKind { ring, ulysses, all_gather, ring_allgather };
+// The ring's kinds: one attention kernel per step over the received K/V, partial results merged.
+[[nodiscard]] constexpr bool is_ring(ContextParallelKind k) {
+  return k == ContextParallelKind::ring || k == ContextParallelKind::ring_allgather;
+}
 // How MoE layers move tokens to their experts over the EP group (model/moe_ops.h prices them):
 //   alltoall  Megatron-Core's all-to-all token dispatcher (--moe-token-dispatcher-type alltoall):
 //             every routed token copy sent on its own, over NCCL's all-to-all, with a permute

@@ -65,7 +65,8 @@ template <>
 struct EnumTable<ContextParallelKind> {
   static constexpr std::array values = {std::pair{ContextParallelKind::ring, std::string_view("ring")},
                                         std::pair{ContextParallelKind::ulysses, std::string_view("ulysses")},
-                                        std::pair{ContextParallelKind::all_gather, std::string_view("all_gather")}};
+                                        std::pair{ContextParallelKind::all_gather, std::string_view("all_gather")},
+                                        std::pair{ContextParallelKind::ring_allgather, std::string_view("ring_allgather")}};
 };
 
 template <>

@@ -315,10 +315,13 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
   }
   // Context parallelism: the other ways of exchanging K and V.
   if (p.cp > 1) {
-    for (ContextParallelKind k : {ContextParallelKind::ring, ContextParallelKind::ulysses, ContextParallelKind::all_gather}) {
+    for (ContextParallelKind k : {ContextParallelKind::ring, ContextParallelKind::ring_allgather,
+                                  ContextParallelKind::ulysses, ContextParallelKind::all_gather}) {
       if (k == p.cp_kind) continue;
       add(fmt::format("context parallelism: {} -> {}", enum_name(p.cp_kind), enum_name(k)),
-          k == ContextParallelKind::ring      ? "K/V blocks passed around the ring under each attention step"
+          k == ContextParallelKind::ring ? "K/V blocks passed around the ring under each attention step"
+          : k == ContextParallelKind::ring_allgather
+              ? "the ring's steps over K/V all-gathered once under its first step (PyTorch's default rotater)"
           : k == ContextParallelKind::ulysses ? "all-to-alls re-shard Q, K, V by heads; not overlapped"
                                               : "K and V all-gathered before attention (small under GQA)",
           {{"parallel.cp_kind", std::string(enum_name(k))}});

@@ -3,6 +3,8 @@
 // cp_comm_exposed component.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "model/activation_memory.h"
 #include "model/alpha_beta_collective.h"
 #include "model/context_parallel.h"
@@ -102,6 +104,63 @@ TEST_CASE("ring attention hides a transfer behind each step's attention and expo
   CHECK(t.forward_exposed.value() == doctest::Approx(3.0 * (step.value() - short_forward.value() / 4)));
   CHECK(t.backward_exposed.value() ==
         doctest::Approx(3.0 * (back.value() - short_backward.value() / 4) + last_hop.value()));
+}
+
+TEST_CASE("PyTorch's all-gather rotater: one K/V all-gather under the first step, the FP32 dK/dV still hop by hop") {
+  // pytorch/pytorch @0123248a torch/distributed/tensor/experimental/_attention.py: _AllGatherRotater
+  // gathers every rank's block once (exchange_buffers at step 0, next_buffer waits at step 1);
+  // the backward gathers K/V again the same way and sends dK/dV with _RotateMethod.ALL_TO_ALL,
+  // each hop waited one step later, the last after the loop.
+  const LayerShape s = shape_of(8, 4, 32768, ContextParallelKind::ring_allgather);
+  const AlphaBetaCollectiveModel net = dgx_h100_net();
+  const GroupLayout hop = pair_on_nvlink();
+  GroupLayout group = hop;
+  group.size = 4;
+  group.ranks_per_node = 4;
+  const Seconds gather = net.time(CollectiveOp::all_gather, ring_block_bytes(s) * 4.0, group);
+  const Seconds grad_hop = net.time(CollectiveOp::send_recv, ring_block_bytes(s) * 2.0, hop);  // FP32 over BF16
+  const RingAllGatherTimes r = ring_allgather_times(s, net, group, hop);
+  CHECK(r.gather.value() == doctest::Approx(gather.value()));
+  CHECK(r.gradient_hop.value() == doctest::Approx(grad_hop.value()));
+  REQUIRE(gather.value() > 0.0);
+  // Attention long enough: only the gradients' last hop is exposed.
+  ContextParallelTime t = context_parallel_time(s, gather * 40.0, (gather + grad_hop) * 40.0, net, group, hop);
+  CHECK(t.forward_exposed.value() == 0.0);
+  CHECK(t.backward_exposed.value() == doctest::Approx(grad_hop.value()));
+  // Short attention: the all-gather hides behind ONE step (1/cp of the attention), each gradient
+  // hop behind one step, the last hop whole.
+  const Seconds fwd = gather * 2.0;  // a step of half the all-gather
+  const Seconds bwd = grad_hop * 2.0;  // a step of half a gradient hop
+  t = context_parallel_time(s, fwd, bwd, net, group, hop);
+  CHECK(t.forward_exposed.value() == doctest::Approx(gather.value() - fwd.value() / 4));
+  CHECK(t.backward_exposed.value() == doctest::Approx(std::max(gather.value() - bwd.value() / 4, 0.0) +
+                                                      3.0 * (grad_hop.value() - bwd.value() / 4) + grad_hop.value()));
+  // The p2p ring sends cp - 1 blocks of K/V, each under its own step: with the same short forward
+  // it exposes 3 x (hop - step), the all-gather (gather - step) once.
+  const LayerShape p2p = shape_of(8, 4, 32768, ContextParallelKind::ring);
+  const Seconds kv_hop = net.time(CollectiveOp::send_recv, ring_block_bytes(p2p), hop);
+  const Seconds short_step = kv_hop * 2.0;  // per-step time kv_hop / 2 over 4 steps
+  CHECK(context_parallel_time(p2p, short_step, bwd, net, group, hop).forward_exposed.value() ==
+        doctest::Approx(3.0 * (kv_hop.value() - short_step.value() / 4)));
+}
+
+TEST_CASE("the all-gather rotater runs the ring's kernels and merges; the ring stays the default") {
+  const LayerShape ring = shape_of(8, 16, 131072);
+  const LayerShape gathered = shape_of(8, 16, 131072, ContextParallelKind::ring_allgather);
+  CHECK(ring.cp_kind == ContextParallelKind::ring);
+  CHECK(ParallelConfig{}.cp_kind == ContextParallelKind::ring);
+  for (bool backward : {false, true}) {
+    const OpList a = backward ? layer_backward_ops(ring) : layer_forward_ops(ring);
+    const OpList b = backward ? layer_backward_ops(gathered) : layer_forward_ops(gathered);
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      CAPTURE(a[i].name);
+      CHECK(a[i].name == b[i].name);
+      CHECK(a[i].launches == b[i].launches);
+      CHECK(a[i].flops.value() == doctest::Approx(b[i].flops.value()));
+      CHECK(a[i].bytes.value() == doctest::Approx(b[i].bytes.value()));
+    }
+  }
 }
 
 TEST_CASE("the ring runs one attention kernel per step over (s/cp) x s/(2cp) pairs; all-gather CP one kernel") {
