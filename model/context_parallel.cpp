@@ -78,6 +78,8 @@ UlyssesBytes ulysses_bytes(const LayerShape& s) {
   return b;
 }
 
+bool ring_allgather_waits_at_issue(const LayerShape& s) { return s.kernels == KernelFusion::fused; }
+
 RingAllGatherTimes ring_allgather_times(const LayerShape& s, const CollectiveModel& net, const GroupLayout& cp_group,
                                         const GroupLayout& ring_hop) {
   RingAllGatherTimes r;
@@ -108,6 +110,12 @@ ContextParallelTime context_parallel_time(const LayerShape& s, Seconds attention
     }
     case ContextParallelKind::ring_allgather: {
       const RingAllGatherTimes r = ring_allgather_times(s, net, cp_group, ring_hop);
+      if (ring_allgather_waits_at_issue(s)) {
+        // Traced: every collective is waited where it is issued, none hides behind a step.
+        t.forward_exposed = r.gather;
+        t.backward_exposed = r.gather + r.gradient_hop * cp;
+        break;
+      }
       const Seconds forward_step = attention_forward / cp;
       const Seconds backward_step = attention_backward / cp;
       t.forward_exposed = max(r.gather - forward_step, Seconds(0.0));

@@ -40,6 +40,17 @@
 //   the forward, all-gather included (simulator/parallel_traffic.cpp adds the forward exposure to
 //   the backward). On one communicator the hops queue behind the all-gather; that shift is not
 //   priced (it matters only where the all-gather is itself exposed).
+//   Under torch.compile (training.kernels fused; PyTorch's CP has no other fused form) none of
+//   that overlap exists: the ring is traced into the compiled graph (torchtitan compiles each
+//   TransformerBlock with fullgraph=True, so the SDPA that context_parallel patches, its DTensor
+//   dispatch and the ring loop are traced), and a traced functional collective is waited where it
+//   is issued: torch/distributed/_functional_collectives.py _maybe_wrap_tensor returns
+//   wait_tensor(self) when _are_we_tracing() (the AsyncCollectiveTensor that defers the wait to
+//   the first use exists only in eager; _attention.py's _maybe_wait says as much), and Inductor
+//   moves waits only under reorder_for_compute_comm_overlap, False by default
+//   (torch/_inductor/config.py); compiled output keeps the wait right after the collective
+//   (KellerJordan/modded-nanogpt PR #97, pytorch/pytorch issue #174280). So each all-gather
+//   (forward, recompute, backward) and all cp dK/dV hops are exposed whole.
 // ulysses (DeepSpeed-Ulysses, Jacobs et al. 2023; TE "a2a"): four all-to-alls on the CP group per
 //   layer forward — Q, K, V from sequence- to head-sharded, the output back — and four in the
 //   backward; none is overlapped. Each moves the rank's b (s/cp) x width tensor (KV heads below cp
@@ -98,6 +109,10 @@ struct RingAllGatherTimes {
 };
 RingAllGatherTimes ring_allgather_times(const LayerShape& shape, const CollectiveModel& net,
                                         const GroupLayout& cp_group, const GroupLayout& ring_hop);
+
+// Whether ring_allgather's collectives are waited where they are issued (the ring traced by
+// torch.compile: training.kernels fused) rather than overlapped with the steps (eager).
+[[nodiscard]] bool ring_allgather_waits_at_issue(const LayerShape& shape);
 
 struct ContextParallelTime {
   Seconds forward_exposed;

@@ -111,7 +111,10 @@ TEST_CASE("PyTorch's all-gather rotater: one K/V all-gather under the first step
   // gathers every rank's block once (exchange_buffers at step 0, next_buffer waits at step 1);
   // the backward gathers K/V again the same way and sends dK/dV with _RotateMethod.ALL_TO_ALL,
   // each hop waited one step later, the last after the loop.
-  const LayerShape s = shape_of(8, 4, 32768, ContextParallelKind::ring_allgather);
+  // Eager PyTorch (AsyncCollectiveTensor: each wait deferred to the first use).
+  LayerShape s = shape_of(8, 4, 32768, ContextParallelKind::ring_allgather);
+  s.kernels = KernelFusion::eager;
+  REQUIRE_FALSE(ring_allgather_waits_at_issue(s));
   const AlphaBetaCollectiveModel net = dgx_h100_net();
   const GroupLayout hop = pair_on_nvlink();
   GroupLayout group = hop;
@@ -142,6 +145,33 @@ TEST_CASE("PyTorch's all-gather rotater: one K/V all-gather under the first step
   const Seconds short_step = kv_hop * 2.0;  // per-step time kv_hop / 2 over 4 steps
   CHECK(context_parallel_time(p2p, short_step, bwd, net, group, hop).forward_exposed.value() ==
         doctest::Approx(3.0 * (kv_hop.value() - short_step.value() / 4)));
+}
+
+TEST_CASE("under torch.compile the all-gather rotater's collectives are waited where issued: all exposed") {
+  // torch/distributed/_functional_collectives.py _maybe_wrap_tensor: traced, a collective is
+  // followed by wait_tensor at once; Inductor's reorder_for_compute_comm_overlap is off by default.
+  const LayerShape s = shape_of(8, 4, 32768, ContextParallelKind::ring_allgather);
+  REQUIRE(s.kernels == KernelFusion::fused);
+  CHECK(ring_allgather_waits_at_issue(s));
+  const AlphaBetaCollectiveModel net = dgx_h100_net();
+  const GroupLayout hop = pair_on_nvlink();
+  GroupLayout group = hop;
+  group.size = 4;
+  group.ranks_per_node = 4;
+  const RingAllGatherTimes r = ring_allgather_times(s, net, group, hop);
+  REQUIRE(r.gather.value() > 0.0);
+  // However long the attention: the all-gather whole forward; the all-gather and cp dK/dV hops
+  // backward (one after each of the cp steps, the last included).
+  for (double scale : {0.1, 100.0}) {
+    const ContextParallelTime t =
+        context_parallel_time(s, r.gather * scale, r.gradient_hop * scale, net, group, hop);
+    CHECK(t.forward_exposed.value() == doctest::Approx(r.gather.value()));
+    CHECK(t.backward_exposed.value() == doctest::Approx(r.gather.value() + 4.0 * r.gradient_hop.value()));
+  }
+  // The p2p ring (Transformer Engine's, not traced) keeps its overlap under fused kernels.
+  const LayerShape p2p = shape_of(8, 4, 32768, ContextParallelKind::ring);
+  CHECK(context_parallel_time(p2p, r.gather * 100.0, r.gradient_hop * 100.0, net, group, hop).forward_exposed.value() ==
+        0.0);
 }
 
 TEST_CASE("the all-gather rotater runs the ring's kernels and merges; the ring stays the default") {
