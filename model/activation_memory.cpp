@@ -93,14 +93,14 @@ LayerActivations layer_activation_bytes(const LayerShape& s, Recompute recompute
   }
   // PyTorch eager modules (model/layer_ops.cpp) keep what autograd saves for their kernels: an
   // RMSNorm its FP32 copy of x (pow and x * rsqrt save it; the fused norm keeps x itself), SwiGLU
-  // silu(a) next to a and b, and GQA the K and V that repeat_kv expanded to every query head
-  // (SDPA saves its inputs).
+  // silu(a) next to a and b. Under repeat_kv (eager or compiled) GQA keeps the K and V expanded to
+  // every query head (SDPA saves its inputs).
   double eager = 0.0;
   if (s.kernels == KernelFusion::eager) {
     if (s.norm == NormKind::rmsnorm) eager += 2.0 * 4.0 * Tn * h;
     if (s.mlp == MlpKind::swiglu && !s.moe_layer && !dropped(RecomputeModule::mlp)) eager += e * T * s.ffn / t;
-    if (!s.mla && s.kv_heads < s.heads) eager += 2.0 * e * T * (s.q_width() / t - kv_per_rank);
   }
+  if (s.repeat_kv) eager += 2.0 * e * T * (s.q_width() / t - kv_per_rank);
   const double stored = norms + gemm_inputs + masks + qkv + projection_input + mlp_inner + core + eager;
   return {Bytes(stored), Bytes(core)};
 }

@@ -15,7 +15,9 @@ KvWidth kv_width(const LayerShape& s) {
     const double heads = s.heads / s.t();
     return {heads * (s.mla->qk_nope_head_dim + s.mla->qk_rope_head_dim), heads * s.mla->v_head_dim};
   }
-  const double kv_heads = std::max(s.kv_heads / s.t(), 1.0);
+  // The K/V the kernel sees: every query head's copy under repeat_kv (torchtitan's repeat_kv runs
+  // before SDPA, so PyTorch's CP moves the copies).
+  const double kv_heads = s.repeat_kv ? s.heads / s.t() : std::max(s.kv_heads / s.t(), 1.0);
   return {kv_heads * s.head_dim, kv_heads * s.head_dim};
 }
 
@@ -72,7 +74,7 @@ UlyssesBytes ulysses_bytes(const LayerShape& s) {
     b.key = Bytes(s.tokens() * heads * q_dim * e);
   } else {
     // Fewer KV heads than CP ranks: each is repeated so every rank gets one.
-    const double kv_heads = std::max({s.kv_heads / s.t(), 1.0, static_cast<double>(s.cp)});
+    const double kv_heads = s.repeat_kv ? heads : std::max({s.kv_heads / s.t(), 1.0, static_cast<double>(s.cp)});
     b.key = Bytes(s.tokens() * kv_heads * s.head_dim * e);
   }
   return b;

@@ -19,6 +19,8 @@ using ops::reduction_op;
 
 // KV heads one TP rank holds: g/t, or one replicated head when t > g.
 double kv_heads_per_rank(const LayerShape& s) { return std::max(s.kv_heads / s.t(), 1.0); }
+// KV heads the attention kernel sees: every query head's copy under repeat_kv.
+double kernel_kv_heads_per_rank(const LayerShape& s) { return s.repeat_kv ? s.heads / s.t() : kv_heads_per_rank(s); }
 double qkv_width_per_rank(const LayerShape& s) {
   return s.q_width() / s.t() + 2.0 * kv_heads_per_rank(s) * s.head_dim;
 }
@@ -40,7 +42,7 @@ ops::FlashShape flash_shape(const LayerShape& s) {
     f.qk_dim = s.mla->qk_nope_head_dim + s.mla->qk_rope_head_dim;
     f.v_dim = s.mla->v_head_dim;
   } else {
-    f.kv_heads = kv_heads_per_rank(s);
+    f.kv_heads = kernel_kv_heads_per_rank(s);
     f.qk_dim = s.head_dim;
     f.v_dim = s.head_dim;
   }
@@ -325,11 +327,11 @@ void push_rope(OpList& ops, const LayerShape& s, bool backward) {
   ops.push(op);
 }
 
-// Eager GQA: torchtitan's repeat_kv expands K and V to every query head with a copy (read the KV
-// heads, write all heads) before SDPA; its backward sums the copies back. Flash kernels index the
-// shared KV head directly, so fused stacks skip it.
+// GQA under repeat_kv (model/workload.h): torchtitan's repeat_kv expands K and V to every query
+// head with a copy (read the KV heads, write all heads) before SDPA; its backward sums the copies
+// back. Stacks whose kernel indexes the shared KV head (Transformer Engine) skip it.
 void push_repeat_kv(OpList& ops, const LayerShape& s, bool backward) {
-  if (!eager(s) || s.mla || s.kv_heads >= s.heads) return;
+  if (!s.repeat_kv) return;
   const double kv = kv_heads_per_rank(s) * s.head_dim, q = s.q_width() / s.t();
   Op op = data_movement_op(backward ? "repeat_kv.backward" : "repeat_kv", 2.0 * s.tokens() * (kv + q) * s.activation_bytes);
   op.launches = 2.0;
@@ -581,6 +583,8 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.norm = model.norm;
   s.position = model.position;
   s.kernels = training.kernels;
+  s.repeat_kv = !model.mla && model.resolved_kv_heads() < model.heads &&
+                training.repeat_kv.value_or(training.kernels == KernelFusion::eager);
   s.linear_bias = model.linear_bias;
   s.dropout = model.dropout;
   s.qk_norm = model.qk_norm && !model.mla;

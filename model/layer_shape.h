@@ -33,6 +33,9 @@ struct LayerShape {
   NormKind norm = NormKind::layernorm;
   PositionEmbedding position = PositionEmbedding::learned;
   KernelFusion kernels = KernelFusion::fused;  // elementwise kernels fused, or PyTorch eager
+  // GQA K and V copied to every query head before the attention kernel (TrainingWorkload::repeat_kv,
+  // resolved; false without GQA or with MLA).
+  bool repeat_kv = false;
   bool linear_bias = true;
   bool dropout = true;           // attention and hidden dropout (GPT-style; stores masks)
   bool qk_norm = false;          // per-head RMSNorm of queries and keys (TransformerSpec::qk_norm)

@@ -61,6 +61,16 @@ struct TrainingWorkload {
   KernelFusion kernels = KernelFusion::fused;
   // Which cross-entropy kernel keeps the logits for the backward; see CrossEntropyFusion.
   CrossEntropyFusion cross_entropy_fusion = CrossEntropyFusion::native;
+  // Whether the model code copies a GQA model's K and V to every query head before the attention
+  // kernel (training.repeat_kv). torchtitan's Llama of 2024 does (torchtitan/models/llama/model.py
+  // @6d74b81c, Attention.forward: keys = repeat_kv(xk, self.n_rep) before
+  // F.scaled_dot_product_attention), eager or compiled: under torch.compile SDPA is an extern
+  // kernel that takes the materialized copy. Megatron-Core / Transformer Engine pass the shared KV
+  // heads to the kernel. Unset: what `kernels` implies (eager: the plain-PyTorch models repeat;
+  // fused: they do not). With it the copy and its backward run, the kernel and what it saves see
+  // every head's K and V, and so do the context-parallel exchanges (model/context_parallel.h).
+  // No effect without GQA (kv_heads >= heads) or with MLA.
+  std::optional<bool> repeat_kv;
 
   // Terms that make a real run slower than its step time (goodput); zero/empty means ignored.
   struct Goodput {

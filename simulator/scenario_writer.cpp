@@ -166,6 +166,7 @@ void write_training(Writer& w, const TrainingWorkload& t) {
   if (t.attention_kernel != AttentionKernel::best) w.enumeration(2, "attention_kernel", t.attention_kernel);
   w.enumeration(2, "kernels", t.kernels);
   if (t.cross_entropy_fusion != CrossEntropyFusion::native) w.enumeration(2, "cross_entropy_fusion", t.cross_entropy_fusion);
+  if (t.repeat_kv) w.boolean(2, "repeat_kv", *t.repeat_kv);
   const auto& g = t.goodput;
   if (g == TrainingWorkload::Goodput{}) return;
   w.key(2, "goodput");

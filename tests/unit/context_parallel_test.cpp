@@ -69,6 +69,16 @@ TEST_CASE("a ring step sends one chunk's K and V: b (s/cp) 2 g/t d elements at 2
   CHECK(ring_block_bytes(s).value() == doctest::Approx(8192.0 * 2 * 128 * 2));
 }
 
+TEST_CASE("under repeat_kv a ring block carries every query head's K and V copy") {
+  // torchtitan's repeat_kv runs before SDPA, so PyTorch's CP moves the copies: Llama 3 405B at TP 8
+  // holds 128 / 8 = 16 query heads a rank, 16x the one shared KV head.
+  LayerShape s = shape_of(8, 16, 131072, ContextParallelKind::ring_allgather);
+  const double shared = ring_block_bytes(s).value();
+  s.repeat_kv = true;
+  CHECK(ring_block_bytes(s).value() == doctest::Approx(8192.0 * 2 * 16 * 128 * 2));
+  CHECK(ring_block_bytes(s).value() == doctest::Approx(16.0 * shared));
+}
+
 TEST_CASE("causal load balancing gives every CP rank 1/cp of the causal attention work") {
   // Each rank holds chunks r and 2cp-1-r, so its queries' causal work is the total over cp:
   // (1/cp) x 0.5 x 4 s^2 (a/t) d.

@@ -10,6 +10,7 @@
 #include "model/layer_shape.h"
 #include "simulator/diagnostics.h"
 #include "simulator/scenario_loader.h"
+#include "tests/support/catalog_model.h"
 #include "tests/support/op_lookup.h"
 
 using namespace stepcast;
@@ -34,6 +35,7 @@ LayerShape llama_layer(KernelFusion kernels) {
   s.linear_bias = false;
   s.dropout = false;
   s.kernels = kernels;
+  s.repeat_kv = kernels == KernelFusion::eager;  // make_layer_shape's default for GQA
   return s;
 }
 
@@ -95,7 +97,39 @@ TEST_CASE("eager GQA copies K and V out to every query head; flash kernels read 
   CHECK(test::find_op(layer_forward_ops(llama_layer(KernelFusion::fused)), "repeat_kv") == nullptr);
   LayerShape mha = llama_layer(KernelFusion::eager);
   mha.kv_heads = mha.heads;
+  mha.repeat_kv = false;
   CHECK(test::find_op(layer_forward_ops(mha), "repeat_kv") == nullptr);
+  // torchtitan compiled (training.repeat_kv: true with fused kernels): the copy still runs, and the
+  // attention kernel reads every head's K and V: 2 x 8 x 64 elements a token instead of 2 x 2 x 64.
+  LayerShape compiled = llama_layer(KernelFusion::fused);
+  const Op* shared = test::find_op(layer_forward_ops(compiled), "flash_attention");
+  REQUIRE(shared != nullptr);
+  compiled.repeat_kv = true;
+  const OpList compiled_ops = layer_forward_ops(compiled);
+  REQUIRE(test::find_op(compiled_ops, "repeat_kv") != nullptr);
+  CHECK(test::find_op(compiled_ops, "repeat_kv")->bytes.value() == doctest::Approx(op->bytes.value()));
+  const Op* repeated = test::find_op(compiled_ops, "flash_attention");
+  REQUIRE(repeated != nullptr);
+  CHECK(repeated->bytes.value() - shared->bytes.value() == doctest::Approx(1024.0 * 2.0 * (8 - 2) * 64 * 2.0));
+  CHECK(repeated->flops.value() == doctest::Approx(shared->flops.value()));
+}
+
+TEST_CASE("training.repeat_kv resolves to the kernels' default and only for GQA without MLA") {
+  TrainingWorkload w;
+  w.seq_len = 4096;
+  const ParallelConfig p;
+  const TransformerSpec& llama = test::catalog_model("llama3-8b");  // 32 heads, 8 KV heads
+  w.kernels = KernelFusion::fused;
+  CHECK_FALSE(make_layer_shape(llama, w, p, PrecisionConfig{}).repeat_kv);
+  w.repeat_kv = true;
+  CHECK(make_layer_shape(llama, w, p, PrecisionConfig{}).repeat_kv);
+  w.kernels = KernelFusion::eager;
+  w.repeat_kv.reset();
+  CHECK(make_layer_shape(llama, w, p, PrecisionConfig{}).repeat_kv);
+  w.repeat_kv = false;
+  CHECK_FALSE(make_layer_shape(llama, w, p, PrecisionConfig{}).repeat_kv);
+  w.repeat_kv = true;
+  CHECK_FALSE(make_layer_shape(test::catalog_model("deepseek-v3"), w, p, PrecisionConfig{}).repeat_kv);  // MLA
 }
 
 TEST_CASE("eager SwiGLU is silu then mul (5e per FFN element), its backward 9e; fused 3e and 5e") {

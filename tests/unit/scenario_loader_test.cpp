@@ -376,6 +376,30 @@ precision: bf16
   CHECK(errors_of(base, {parse_override("training.cross_entropy_fusion=fused")}) != "");
 }
 
+TEST_CASE("training.repeat_kv loads a boolean, writes back, and stays unset (the kernels' default) when absent") {
+  const std::string base = R"(schema_version: 1
+model: llama3-8b
+system: {preset: dgx-h100, gpus: 8}
+training: {seq_len: 8192, global_batch: 8, repeat_kv: true}
+parallel: {tp: 1, pp: 1}
+precision: bf16
+)";
+  const Scenario s = parse_scenario(base, "t.yaml");
+  REQUIRE(s.training().repeat_kv.has_value());
+  CHECK(*s.training().repeat_kv);
+  CHECK(parse_scenario(write_scenario_yaml(s), s.source) == s);
+  const Scenario off = parse_scenario(base, "t.yaml", {{parse_override("training.repeat_kv=false")}});
+  CHECK_FALSE(*off.training().repeat_kv);
+  CHECK(parse_scenario(write_scenario_yaml(off), off.source) == off);
+  CHECK_FALSE(parse_scenario(R"(schema_version: 1
+model: llama3-8b
+system: {preset: dgx-h100, gpus: 8}
+training: {seq_len: 8192, global_batch: 8}
+precision: bf16
+)", "u.yaml").training().repeat_kv.has_value());
+  CHECK(errors_of(base, {parse_override("training.repeat_kv=sometimes")}) != "");
+}
+
 TEST_CASE("a scenario using every optional field writes back to an equal scenario") {
   const Scenario training = parse_scenario(R"(schema_version: 1
 name: everything
