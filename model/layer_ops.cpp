@@ -215,14 +215,16 @@ double fp8_forward_cast_bytes(const LayerShape& s) {
   const double inputs = T * s.hidden + T * (s.q_width() / s.t()) + mlp_cast_inputs(s);
   return inputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, s.compute != DataType::fp8);
 }
-// Backward: cast each output gradient (and its transpose) and, for FP8, write the transposed copy
-// of the saved input (the block formats wrote it in the forward).
+// Backward: cast each output gradient (and, where FP8 GEMMs are TN-only, its transpose) and, for
+// FP8 there, write the transposed copy of the saved input (the block formats wrote it in the forward;
+// on Blackwell FP8 needs none: LayerShape::fp8_transposes).
 double fp8_backward_cast_bytes(const LayerShape& s) {
   const double T = s.tokens();
   const double outputs = T * qkv_width_per_rank(s) + T * s.hidden + mlp_cast_outputs(s);
   const double inputs = T * s.hidden + T * (s.q_width() / s.t()) + mlp_cast_inputs(s);
-  const double input_transposes = s.compute == DataType::fp8 ? inputs * kFp8TransposeBytesPerElement : 0.0;
-  return outputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, true) + input_transposes;
+  const bool fp8_transposes = s.compute == DataType::fp8 && s.fp8_transposes;
+  const double input_transposes = fp8_transposes ? inputs * kFp8TransposeBytesPerElement : 0.0;
+  return outputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, s.fp8_transposes) + input_transposes;
 }
 
 // --- Rotary position embedding ------------------------------------------------------------------
@@ -401,7 +403,7 @@ double quantize_bytes_per_element(DataType compute, Fp8Scaling scaling, bool tra
 }
 
 Op weight_quantize_op(const LayerShape& s, double parameters) {
-  return memory_op("weight_quantize", parameters * quantize_bytes_per_element(s.compute, s.fp8_scaling, true));
+  return memory_op("weight_quantize", parameters * quantize_bytes_per_element(s.compute, s.fp8_scaling, s.fp8_transposes));
 }
 
 OpList layer_forward_ops(const LayerShape& s) {
@@ -615,6 +617,8 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.activation_clamp = model.activation_clamp;
   return s;
 }
+
+bool fp8_gemm_needs_transposes(GpuArchitecture arch) { return arch != GpuArchitecture::blackwell; }
 
 LayerShape moe_layer_shape(LayerShape shape) {
   shape.moe_layer = shape.moe.is_moe();

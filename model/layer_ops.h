@@ -24,7 +24,8 @@ namespace stepcast {
 // Dao 2023, FlashAttention-2, Sec. 3.1): its work is 2.5x the forward's.
 inline constexpr double kFlashBackwardWorkRatio = 2.5;
 // Transformer Engine FP8: casting a 16-bit tensor to FP8 reads 2 bytes and writes 1 (amax fused);
-// backward also writes transposed FP8 copies for Hopper's TN-only FP8 GEMMs (1 byte per element).
+// backward also writes transposed FP8 copies for Hopper's TN-only FP8 GEMMs (1 byte per element;
+// none on Blackwell, whose FP8 GEMMs take any layout: LayerShape::fp8_transposes).
 inline constexpr double kFp8CastBytesPerElement = 3.0;
 inline constexpr double kFp8TransposeBytesPerElement = 1.0;
 

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "model/datatype.h"
+#include "model/hardware.h"
 #include "model/parallel.h"
 #include "model/precision.h"
 #include "model/transformer.h"
@@ -44,6 +45,10 @@ struct LayerShape {
   bool causal = true;            // decoder: a causal mask (flash kernels skip masked blocks)
   DataType compute = DataType::bf16;  // GEMM input format
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8's scaling recipe (casts' cost)
+  // Whether per-tensor-scaled FP8 GEMM operands need transposed copies (the backward's TN-only FP8
+  // GEMMs): true on Hopper and Ada, false on Blackwell (fp8_gemm_needs_transposes, set by the
+  // caller from the GPU; make_layer_shape() does not know it). Block formats ignore it.
+  bool fp8_transposes = true;
   double activation_bytes = 2.0;      // bytes per stored activation element
   double main_grad_bytes = 4.0;       // bytes per element of the main gradient (precision.grads)
   // Bytes per logit the cross-entropy keeps for the backward: FP32 (4) natively, the 16-bit
@@ -89,5 +94,16 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
                             const ParallelConfig& parallel, const PrecisionConfig& precision);
 // The same layer with its MLP replaced by the experts (requires shape.moe.is_moe()).
 LayerShape moe_layer_shape(LayerShape shape);
+
+// Whether Transformer Engine keeps transposed copies of per-tensor-scaled FP8 tensors on `arch`.
+// Hopper's and Ada's FP8 tensor-core GEMMs take only the TN layout, so TE writes each FP8 operand's
+// transpose for the backward's data- and weight-gradient GEMMs. Blackwell's take any layout: TE's
+// quantizers create the transpose only when `columnwise_usage && !nvte_is_non_tn_fp8_gemm_supported()`
+// (NVIDIA/TransformerEngine transformer_engine/pytorch/csrc/quantizer.cpp
+// @0064fbd645a9c89e1eb4796ceebc6eeac6e9c02a, Float8Quantizer and Float8CurrentScalingQuantizer
+// create_tensor), and nvte_is_non_tn_fp8_gemm_supported() (transformer_engine/common/
+// transformer_engine.cpp) holds for compute capability 10.x-11.x and >= 13.0: B200 and GB200 (10.0).
+// CDNA3 (no Transformer Engine FP8 path priced here) keeps Hopper's rule.
+[[nodiscard]] bool fp8_gemm_needs_transposes(GpuArchitecture arch);
 
 }  // namespace stepcast

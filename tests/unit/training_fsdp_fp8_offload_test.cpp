@@ -10,6 +10,7 @@
 #include "model/cost_parameters.h"
 #include "model/layer_ops.h"
 #include "model/model_states.h"
+#include "simulator/collective_models.h"
 #include "simulator/layer_costs.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
@@ -109,6 +110,46 @@ TEST_CASE("FP8 casts by recipe: delayed 3 bytes, current scaling adds an amax pa
       load_scenario("llama3-8b-fp8", std::vector<Override>{{"precision", "{compute: fp8, fp8_scaling: current}"}}));
   CHECK(current.step_time > delayed.step_time);
   CHECK(current.step_time < delayed.step_time * 1.1);
+}
+
+TEST_CASE("FP8 on Blackwell writes no transposed copies: its FP8 GEMMs take any layout (Transformer Engine's quantizers)") {
+  CHECK(fp8_gemm_needs_transposes(GpuArchitecture::hopper));
+  CHECK(fp8_gemm_needs_transposes(GpuArchitecture::ada));
+  CHECK_FALSE(fp8_gemm_needs_transposes(GpuArchitecture::blackwell));
+  const Scenario sc = load_scenario("llama3-8b-fp8", std::vector<Override>{{"precision", "{compute: fp8, fp8_scaling: current}"}});
+  LayerShape hopper = make_layer_shape(sc.model, sc.training(), sc.parallel, sc.precision);
+  LayerShape blackwell = hopper;
+  blackwell.fp8_transposes = false;
+  const auto cast_bytes = [](const OpList& ops, std::string_view name) {
+    for (const Op& op : ops) {
+      if (op.name == name) return op.bytes.value();
+    }
+    return -1.0;
+  };
+  // Forward: each GEMM input cast row-wise only on either GPU (amax pass 2 + read 2 + write 1).
+  CHECK(cast_bytes(layer_forward_ops(blackwell), "fp8_casts") == cast_bytes(layer_forward_ops(hopper), "fp8_casts"));
+  // Backward, per token: output gradients (QKV 6144, projection 4096, FC2 4096, FC1 2 x 14336 =
+  // 43008 elements) at 5 bytes, where Hopper adds their transposes (1) and the saved inputs'
+  // transposes (QKV, projection and FC1 inputs 4096 each, FC2's 14336: 26624 elements, 1 byte).
+  const double T = hopper.tokens();
+  CHECK(cast_bytes(layer_backward_ops(hopper), "fp8_casts.backward") == doctest::Approx(T * (43008.0 * 6.0 + 26624.0)));
+  CHECK(cast_bytes(layer_backward_ops(blackwell), "fp8_casts.backward") == doctest::Approx(T * 43008.0 * 5.0));
+  // MXFP8 writes its column-wise copy on every GPU (block scales cannot be transposed).
+  LayerShape mx = hopper;
+  mx.compute = DataType::mxfp8;
+  LayerShape mx_blackwell = mx;
+  mx_blackwell.fp8_transposes = false;
+  CHECK(cast_bytes(layer_backward_ops(mx_blackwell), "fp8_casts.backward") ==
+        cast_bytes(layer_backward_ops(mx), "fp8_casts.backward"));
+  // The predictor sets it from the scenario's GPU.
+  const auto dense_shape = [](const std::string& gpu) {
+    const Scenario s = load_scenario("llama3-8b-fp8", std::vector<Override>{{"system.gpu", gpu}});
+    TrainingPredictor predictor;
+    const auto net = make_collective_model(default_collective_model(), s.system, predictor.parameters());
+    return predictor.step_kernels(s, *net).layers.front().shape;
+  };
+  CHECK(dense_shape("h100-sxm-80gb").fp8_transposes);
+  CHECK_FALSE(dense_shape("b200").fp8_transposes);
 }
 
 TEST_CASE("FP8 weight copies in memory: BF16 weights + FP8 copy + transpose; FP8 parameters keep the transpose only") {
