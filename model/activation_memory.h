@@ -29,14 +29,18 @@
 // weight gradient as the quantized copy the forward made, column-wise usage only, instead of a
 // 16-bit one (saved_gemm_input_bytes): TE linear.py, layernorm_linear.py and grouped_linear.py
 // discard the row-wise data of the quantized input ("not needed in backward pass") and save it;
-// older TE (1.x) saved the FP8 transpose. So the QKV input, the attention projection input, a
-// dense MLP's FC1 and FC2 inputs and the experts' FC1 input (the token copies) and FC2 input (the
-// activation output) cost bytes_per_element(compute) each; tensors that are no GEMM's input stay
-// 16-bit: the norm inputs, Q/K/V and the output the flash kernel keeps (so a quantized projection
-// input costs the kernel's 16-bit output plus the linear's quantized copy), the activation
-// function's input, and the router's input (Megatron-Core's router GEMM is not quantized). With
-// MLA the input norm's output feeds two down-projections, each keeping its own quantized copy;
-// with shared experts the pre-MLP norm's output is also quantized by their FC1.
+// older TE (1.x) saved the FP8 transpose. Per-tensor FP8 keeps 1 byte per element on every GPU:
+// the transpose on Hopper and Ada, the row-wise data on Blackwell, whose FP8 GEMMs need no
+// transpose (TE quantizer.cpp keeps the data when `rowwise_usage ||
+// nvte_is_non_tn_fp8_gemm_supported()`); LayerShape::fp8_transposes changes the casts' time, not
+// these bytes. So the QKV input, the attention projection input, a dense MLP's FC1 and FC2 inputs
+// and the experts' FC1 input (the token copies) and FC2 input (the activation output) cost
+// bytes_per_element(compute) each; tensors that are no GEMM's input stay 16-bit: the norm inputs,
+// Q/K/V and the output the flash kernel keeps (so a quantized projection input costs the kernel's
+// 16-bit output plus the linear's quantized copy), the activation function's input, and the
+// router's input (Megatron-Core's router GEMM is not quantized). With MLA the input norm's output
+// feeds two down-projections, each keeping its own quantized copy; with shared experts the pre-MLP
+// norm's output is also quantized by their FC1.
 
 #include "model/layer_shape.h"
 #include "model/parallel.h"

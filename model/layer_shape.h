@@ -47,7 +47,8 @@ struct LayerShape {
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8's scaling recipe (casts' cost)
   // Whether per-tensor-scaled FP8 GEMM operands need transposed copies (the backward's TN-only FP8
   // GEMMs): true on Hopper and Ada, false on Blackwell (fp8_gemm_needs_transposes, set by the
-  // caller from the GPU; make_layer_shape() does not know it). Block formats ignore it.
+  // caller from the GPU; make_layer_shape() does not know it). The casts' time and the cached FP8
+  // weight copies in memory (model_state_bytes) both follow it. Block formats ignore it.
   bool fp8_transposes = true;
   double activation_bytes = 2.0;      // bytes per stored activation element
   double main_grad_bytes = 4.0;       // bytes per element of the main gradient (precision.grads)

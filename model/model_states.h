@@ -5,7 +5,8 @@
 // optimizer's master copy (when kept) plus Adam's two moments in `optimizer` format. Megatron's
 // BF16/FP16 mixed precision: 2 + 4 + (4 + 4 + 4) = 18 (DESIGN.md "Memory"; ZeRO paper Sec. 3.1
 // counts 16 with 16-bit gradients). Pure FP32/TF32: 4 + 4 + 8 = 16. FP8 (Transformer Engine)
-// keeps BF16 weights plus an FP8 copy and its transpose: 2 more bytes (fp8_weight_copy_bytes).
+// keeps BF16 weights plus an FP8 copy and, on Hopper and Ada, its transpose: 2 more bytes, 1 on
+// Blackwell (fp8_weight_copy_bytes).
 // Megatron-Core's precision-aware optimizer keeps the moments in `moments` format (BF16 in the
 // DeepSeek-V3 recipes: 2 + 2 bytes) and, with store_param_remainders, the FP32 master copy as the
 // 2 bytes the BF16 weights lack: master 2 + moments 4 = 6 bytes of optimizer state instead of 12
@@ -32,18 +33,27 @@ struct BytesPerParameter {
   [[nodiscard]] double total() const { return weights + gradients + optimizer_states; }
 };
 
-BytesPerParameter bytes_per_parameter(const PrecisionConfig& precision);
+// `fp8_transposes`: whether per-tensor-scaled FP8 keeps transposed copies on this GPU
+// (LayerShape::fp8_transposes, from fp8_gemm_needs_transposes: the rule the time side uses too).
+BytesPerParameter bytes_per_parameter(const PrecisionConfig& precision, bool fp8_transposes);
 
 // FP8 training keeps, besides the stored weights, quantized copies for the GEMMs (Transformer
-// Engine caches them across micro-batches): FP8 and its transpose (Hopper's FP8 GEMMs take TN
-// operands only), 1 + 1 bytes; MXFP8/NVFP4 a row-wise and a column-wise copy with their block
-// scales. With FP8 parameters (`params: fp8`, Megatron's --fp8-param-gather) the weights are the
-// FP8 copy; only the transpose is added.
+// Engine caches them across micro-batches). Per-tensor FP8 (delayed or current scaling): the FP8
+// copy, 1 byte, and where FP8 GEMMs are TN-only (Hopper, Ada: `fp8_transposes`) its transpose, 1
+// more; on Blackwell TE's Float8Quantizer / Float8CurrentScalingQuantizer create_tensor makes the
+// row-wise data only (data when `rowwise_usage || nvte_is_non_tn_fp8_gemm_supported()`, transpose
+// when `columnwise_usage && !nvte_is_non_tn_fp8_gemm_supported()`: NVIDIA/TransformerEngine
+// transformer_engine/pytorch/csrc/quantizer.cpp @0064fbd645a9c89e1eb4796ceebc6eeac6e9c02a), which
+// serves both usages. MXFP8/NVFP4 keep a row-wise and a column-wise copy with their block scales on
+// every GPU (MXFP8Quantizer::create_tensor allocates the row-wise data for rowwise_usage and the
+// column-wise for columnwise_usage, with no GPU condition). With FP8 parameters (`params: fp8`,
+// Megatron's --fp8-param-gather) the weights are the FP8 copy; only the transpose is added
+// (nothing on Blackwell).
 inline constexpr double kFp8TransposeBytesPerParameter = 1.0;
 // Bytes per parameter of an FP32 master copy stored as remainders: FP32's 4 bytes less the 2 the
 // BF16 weight already holds (Megatron-Core OptimizerConfig.store_param_remainders).
 inline constexpr double kMasterRemainderBytesPerParameter = 4.0 - 2.0;
-double fp8_weight_copy_bytes(const PrecisionConfig& precision);
+double fp8_weight_copy_bytes(const PrecisionConfig& precision, bool fp8_transposes);
 
 // Bytes of optimizer state the memory-bound Adam step reads and writes per parameter: each moment
 // read and written in its stored format; the master read and written in its form: FP32 4 + 4, as
@@ -55,7 +65,8 @@ double fp8_weight_copy_bytes(const PrecisionConfig& precision);
 double adam_state_traffic_bytes(const PrecisionConfig& precision);
 
 // States of `parameters` parameters (one GPU's model-parallel shard) under ZeRO `zero` over a
-// data-parallel group of `dp` ranks.
-ModelStateBytes model_state_bytes(double parameters, const PrecisionConfig& precision, int zero, int dp);
+// data-parallel group of `dp` ranks; `fp8_transposes` as in bytes_per_parameter.
+ModelStateBytes model_state_bytes(double parameters, const PrecisionConfig& precision, int zero, int dp,
+                                  bool fp8_transposes);
 
 }  // namespace stepcast

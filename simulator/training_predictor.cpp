@@ -546,9 +546,10 @@ void TrainingPredictor::stage_memory(const Scenario& scenario, std::span<const B
   for (int s = 0; s < plan.pp; ++s) {
     MemoryBreakdown& mem = per_stage[static_cast<std::size_t>(s)];
     const ModelStateBytes dense = model_state_bytes(plan.stage_params[static_cast<std::size_t>(s)], scenario.precision,
-                                                    par.zero, plan.gradient_ranks);
+                                                    par.zero, plan.gradient_ranks, plan.shape.fp8_transposes);
     const ModelStateBytes experts = model_state_bytes(plan.stage_expert_params[static_cast<std::size_t>(s)],
-                                                      scenario.precision, par.zero, plan.expert_dp);
+                                                      scenario.precision, par.zero, plan.expert_dp,
+                                                      plan.shape.fp8_transposes);
     mem.weights = dense.weights + experts.weights;
     mem.gradients = dense.gradients + experts.gradients;
     mem.optimizer_states = dense.optimizer_states + experts.optimizer_states;
@@ -897,7 +898,8 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   if (par.offload != Offload::none) {
     // Host memory per GPU: what left the GPU on its stage (the largest stage sets the need).
     for (int s = 0; s < pp; ++s) {
-      const ModelStateBytes states = model_state_bytes(plan.stage_params[static_cast<std::size_t>(s)], precision, par.zero, dp);
+      const ModelStateBytes states = model_state_bytes(plan.stage_params[static_cast<std::size_t>(s)], precision, par.zero,
+                                                       dp, plan.shape.fp8_transposes);
       Bytes host = states.optimizer_states;
       if (par.offload == Offload::optimizer_and_params) host += states.weights;
       out.host_memory = max(out.host_memory, host);
@@ -938,7 +940,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     g.nodes = (gpus + std::max(system.gpus_per_node, 1) - 1) / std::max(system.gpus_per_node, 1);
     // A checkpoint holds the weights and the optimizer states (master copy and moments), not the
     // gradients: Megatron's distributed checkpoint and PyTorch DCP save model and optimizer state.
-    const BytesPerParameter per_param = bytes_per_parameter(precision);
+    const BytesPerParameter per_param = bytes_per_parameter(precision, plan.shape.fp8_transposes);
     g.checkpoint_size = Bytes(total_parameters(model) * (bytes_per_element(precision.params) + per_param.optimizer_states));
     g.config = training.goodput;
     out.goodput = estimate_goodput(g);

@@ -165,24 +165,24 @@ TEST_CASE("PyTorch's cross-entropy on vocab-sharded logits (loss parallelism) ho
 
 TEST_CASE("mixed precision keeps 18 bytes per parameter and ZeRO divides states by dp stage by stage") {
   const PrecisionConfig bf16 = precision_shorthand(DataType::bf16);
-  const BytesPerParameter per = bytes_per_parameter(bf16);
+  const BytesPerParameter per = bytes_per_parameter(bf16, true);
   CHECK(per.weights == 2.0);
   CHECK(per.gradients == 4.0);
   CHECK(per.optimizer_states == 12.0);
   CHECK(per.total() == 18.0);
-  CHECK(bytes_per_parameter(precision_shorthand(DataType::fp32)).total() == 16.0);  // 4 + 4 + 8, no master copy
+  CHECK(bytes_per_parameter(precision_shorthand(DataType::fp32), true).total() == 16.0);  // 4 + 4 + 8, no master copy
 
   const double params = 1e9;
   const int dp = 8;
-  const ModelStateBytes zero0 = model_state_bytes(params, bf16, 0, dp);
+  const ModelStateBytes zero0 = model_state_bytes(params, bf16, 0, dp, true);
   CHECK(zero0.total().value() == doctest::Approx(18e9));
-  const ModelStateBytes zero1 = model_state_bytes(params, bf16, 1, dp);
+  const ModelStateBytes zero1 = model_state_bytes(params, bf16, 1, dp, true);
   CHECK(zero1.optimizer_states.value() == doctest::Approx(12e9 / dp));
   CHECK(zero1.gradients.value() == doctest::Approx(4e9));
-  const ModelStateBytes zero2 = model_state_bytes(params, bf16, 2, dp);
+  const ModelStateBytes zero2 = model_state_bytes(params, bf16, 2, dp, true);
   CHECK(zero2.gradients.value() == doctest::Approx(4e9 / dp));
   CHECK(zero2.weights.value() == doctest::Approx(2e9));
-  const ModelStateBytes zero3 = model_state_bytes(params, bf16, 3, dp);
+  const ModelStateBytes zero3 = model_state_bytes(params, bf16, 3, dp, true);
   CHECK(zero3.total().value() == doctest::Approx(18e9 / dp));
 }
 
@@ -226,17 +226,17 @@ TEST_CASE("the precision-aware optimizer keeps BF16 moments and the FP32 master 
   PrecisionConfig p = precision_shorthand(DataType::bf16);
   p.grads = DataType::bf16;
   p.moments = DataType::bf16;
-  BytesPerParameter per = bytes_per_parameter(p);
+  BytesPerParameter per = bytes_per_parameter(p, true);
   CHECK(per.optimizer_states == 8.0);  // FP32 master 4 + BF16 moments 2 + 2
   p.master_remainders = true;
-  per = bytes_per_parameter(p);
+  per = bytes_per_parameter(p, true);
   CHECK(per.optimizer_states == 6.0);
   CHECK(per.weights == 2.0);
   CHECK(per.gradients == 2.0);
   // ZeRO-1 (the distributed optimizer) shards the 6 bytes over dp.
-  CHECK(model_state_bytes(1e9, p, 1, 8).optimizer_states.value() == doctest::Approx(6e9 / 8));
+  CHECK(model_state_bytes(1e9, p, 1, 8, true).optimizer_states.value() == doctest::Approx(6e9 / 8));
   // Unset moments follow `optimizer`: the 12 bytes of Megatron's default mixed precision.
-  CHECK(bytes_per_parameter(precision_shorthand(DataType::bf16)).optimizer_states == 12.0);
+  CHECK(bytes_per_parameter(precision_shorthand(DataType::bf16), true).optimizer_states == 12.0);
 }
 
 TEST_CASE("the Adam step reads and writes each optimizer state in the format it is stored in") {
@@ -259,7 +259,7 @@ TEST_CASE("the Adam step reads and writes each optimizer state in the format it 
   p.master_remainders = true;
   CHECK(adam_state_traffic_bytes(p) == 14.0);
   // The read-and-write traffic is never less than the stored states once each (6 bytes).
-  CHECK(adam_state_traffic_bytes(p) >= 2.0 * bytes_per_parameter(p).optimizer_states);
+  CHECK(adam_state_traffic_bytes(p) >= 2.0 * bytes_per_parameter(p, true).optimizer_states);
 }
 
 TEST_CASE("GPT-3 175B has 175 billion parameters") {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/activation_memory.h"
 #include "model/cost_parameters.h"
 #include "model/layer_ops.h"
 #include "model/model_states.h"
@@ -154,20 +155,65 @@ TEST_CASE("FP8 on Blackwell writes no transposed copies: its FP8 GEMMs take any 
 
 TEST_CASE("FP8 weight copies in memory: BF16 weights + FP8 copy + transpose; FP8 parameters keep the transpose only") {
   PrecisionConfig fp8 = precision_shorthand(DataType::fp8);
-  CHECK(bytes_per_parameter(fp8).weights == 4.0);  // 2 + 1 + 1
+  CHECK(bytes_per_parameter(fp8, true).weights == 4.0);  // 2 + 1 + 1
   PrecisionConfig fp8_params = fp8;
   fp8_params.params = DataType::fp8;
-  CHECK(bytes_per_parameter(fp8_params).weights == 2.0);  // 1 + its transpose
+  CHECK(bytes_per_parameter(fp8_params, true).weights == 2.0);  // 1 + its transpose
   PrecisionConfig mx = fp8;
   mx.compute = DataType::mxfp8;
-  CHECK(bytes_per_parameter(mx).weights == doctest::Approx(2.0 + 2.0 * 1.03125));
+  CHECK(bytes_per_parameter(mx, true).weights == doctest::Approx(2.0 + 2.0 * 1.03125));
   // ZeRO-3 over 8 ranks: 16-bit weights sharded, FP8 copies made per gathered layer (not kept);
   // FP8 parameters sharded with their transposes.
-  CHECK(model_state_bytes(1e9, fp8, 3, 8).weights.value() == doctest::Approx(1e9 * 2.0 / 8.0));
-  CHECK(model_state_bytes(1e9, fp8_params, 3, 8).weights.value() == doctest::Approx(1e9 * 2.0 / 8.0));
-  CHECK(model_state_bytes(1e9, fp8, 1, 8).weights.value() == doctest::Approx(1e9 * 4.0));
+  CHECK(model_state_bytes(1e9, fp8, 3, 8, true).weights.value() == doctest::Approx(1e9 * 2.0 / 8.0));
+  CHECK(model_state_bytes(1e9, fp8_params, 3, 8, true).weights.value() == doctest::Approx(1e9 * 2.0 / 8.0));
+  CHECK(model_state_bytes(1e9, fp8, 1, 8, true).weights.value() == doctest::Approx(1e9 * 4.0));
   // BF16 is unchanged: 2 bytes.
-  CHECK(bytes_per_parameter(precision_shorthand(DataType::bf16)).weights == 2.0);
+  CHECK(bytes_per_parameter(precision_shorthand(DataType::bf16), true).weights == 2.0);
+}
+
+TEST_CASE("FP8 weights on Blackwell keep no transpose: Transformer Engine's quantizers write the row-wise data only") {
+  // Float8Quantizer / Float8CurrentScalingQuantizer create_tensor with rowwise and columnwise
+  // usage: data when rowwise_usage || non-TN FP8 GEMMs supported, transpose when columnwise_usage &&
+  // not supported. Hopper: data + transpose, 1 + 1 bytes; Blackwell: data, 1 byte.
+  PrecisionConfig fp8 = precision_shorthand(DataType::fp8);
+  CHECK(fp8_weight_copy_bytes(fp8, true) == 2.0);
+  CHECK(fp8_weight_copy_bytes(fp8, false) == 1.0);
+  CHECK(bytes_per_parameter(fp8, false).weights == 3.0);  // BF16 2 + FP8 1
+  fp8.fp8_scaling = Fp8Scaling::current;                  // the same rule for current scaling
+  CHECK(bytes_per_parameter(fp8, false).weights == 3.0);
+  // FP8 parameters: the weights are the FP8 row-wise data; Blackwell adds nothing, sharded or not.
+  PrecisionConfig fp8_params = fp8;
+  fp8_params.params = DataType::fp8;
+  CHECK(bytes_per_parameter(fp8_params, false).weights == 1.0);
+  CHECK(model_state_bytes(1e9, fp8_params, 3, 8, false).weights.value() == doctest::Approx(1e9 * 1.0 / 8.0));
+  CHECK(model_state_bytes(1e9, fp8, 1, 8, false).weights.value() == doctest::Approx(1e9 * 3.0));
+  // MXFP8 and NVFP4 keep a row-wise and a column-wise copy on every GPU (MXFP8Quantizer allocates
+  // each usage's data with no GPU condition).
+  PrecisionConfig mx = precision_shorthand(DataType::fp8);
+  mx.compute = DataType::mxfp8;
+  CHECK(bytes_per_parameter(mx, false).weights == bytes_per_parameter(mx, true).weights);
+  mx.compute = DataType::nvfp4;
+  CHECK(bytes_per_parameter(mx, false).weights == bytes_per_parameter(mx, true).weights);
+  // Optimizer states and gradients do not depend on it.
+  CHECK(bytes_per_parameter(fp8, false).optimizer_states == bytes_per_parameter(fp8, true).optimizer_states);
+  CHECK(bytes_per_parameter(fp8, false).gradients == bytes_per_parameter(fp8, true).gradients);
+
+  // A saved GEMM input (column-wise usage only) is 1 byte on either GPU: the transpose on Hopper,
+  // the row-wise data on Blackwell; so the saved activations do not change.
+  const Scenario sc = load_scenario("llama3-8b-fp8");
+  LayerShape hopper = make_layer_shape(sc.model, sc.training(), sc.parallel, sc.precision);
+  LayerShape blackwell = hopper;
+  blackwell.fp8_transposes = false;
+  CHECK(saved_gemm_input_bytes(blackwell) == 1.0);
+  CHECK(saved_gemm_input_bytes(hopper) == 1.0);
+  CHECK(layer_activation_bytes(blackwell, Recompute::none).stored == layer_activation_bytes(hopper, Recompute::none).stored);
+
+  // The predictor applies the GPU's rule (fp8_gemm_needs_transposes, as for the casts' time): Llama
+  // 3 8B FP8 with BF16 weights and no ZeRO keeps 4 bytes per parameter on an H100, 3 on a B200.
+  const auto weights = [](const std::string& gpu) {
+    return predict_training(load_scenario("llama3-8b-fp8", std::vector<Override>{{"system.gpu", gpu}})).memory.weights.value();
+  };
+  CHECK(weights("b200") == doctest::Approx(weights("h100-sxm-80gb") * 3.0 / 4.0));
 }
 
 TEST_CASE("FP8 parameters halve the ZeRO-3 all-gathers; 16-bit ones are cast in every pass") {
