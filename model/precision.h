@@ -46,6 +46,21 @@ struct PrecisionConfig {
     if (bf16_edge_layers >= 0) return bf16_edge_layers;
     return compute == DataType::fp8 && fp8_scaling == Fp8Scaling::current ? 1 : 0;
   }
+  // The format ZeRO-3 / FSDP all-gathers the weights in: the unsharded weight the forward and
+  // backward read. Weights stored in 16 bits or fewer are gathered as stored (FP8 weights in FP8:
+  // Megatron's --fp8-param-gather). Weights stored wider than a 16-bit compute format are cast to
+  // it before the gather -- PyTorch FSDP2's MixedPrecisionPolicy.param_dtype "specifies the dtype
+  // for the unsharded parameter and hence the dtype for forward/backward computation and the
+  // parameter all-gather" (torch/distributed/_composable/fsdp/_fsdp_api.py), torchtitan's default
+  // bfloat16 (config_manager.py --training.mixed_precision_param) -- and under a quantized compute
+  // format to BF16, which the FP8 GEMMs then cast (torchao Float8Linear gathers in FP8 only with
+  // enable_fsdp_float8_all_gather, off by default). FP32/TF32 compute gathers FP32.
+  [[nodiscard]] constexpr DataType gathered_weights() const {
+    if (bytes_per_element(params) <= 2.0) return params;
+    if (compute == DataType::bf16 || compute == DataType::fp16) return compute;
+    if (is_quantized_training_format(compute)) return DataType::bf16;
+    return params;
+  }
   bool operator==(const PrecisionConfig&) const = default;
 };
 

@@ -252,6 +252,7 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   plan.moe_layer_expert_params = plan.has_moe ? moe_layer.experts : 0.0;
   plan.weight_bytes = bytes_per_element(precision.params);
   plan.grad_bytes = bytes_per_element(precision.grads);
+  plan.gather_bytes = bytes_per_element(precision.gathered_weights());
 
   LayerCostInputs cost_inputs;
   cost_inputs.shape = &shape;
@@ -267,7 +268,7 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   cost_inputs.zero = par.zero;
   cost_inputs.layer_parameters_per_rank = plan.layer_params;
   cost_inputs.parameter_bytes = plan.weight_bytes;
-  cost_inputs.gather_bytes_per_parameter = plan.weight_bytes;  // FP8 parameters are gathered in FP8
+  cost_inputs.gather_bytes_per_parameter = plan.gather_bytes;
   cost_inputs.gradient_bytes = plan.grad_bytes;
   cost_inputs.parameter_format = precision.params;
   cost_inputs.ep_group = plan.groups.ep;
@@ -371,12 +372,43 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
     combined_unpaired_layer_passes(plan.schedule, pp, chunks, plan.microbatches, layers, plan.moe_layers,
                                    plan.ep_alone_forward, plan.ep_alone_backward);
   }
+  // ZeRO-3 / FSDP: the weights outside the layers (embedding, output layer) are a gathered unit of
+  // their own, the root (torchtitan applies fully_shard to each block, then to the model for the
+  // rest; parallelize_llama.py apply_fsdp, Dec 2024). FSDP2 gathers the root before the forward's
+  // first op and keeps it unsharded to the end of the backward ("For the root, do not reshard after
+  // forward since for training, the parameters would be freed and all-gathered immediately":
+  // torch/distributed/_composable/fsdp/_fsdp_state.py, _lazy_init), and reduce-scatters its
+  // gradients once they are all computed, after the embedding's backward, the last op: neither
+  // has compute to hide behind. Priced per micro-batch, as the layers' (layer_costs.h).
+  const bool zero3_root = par.zero >= 3 && plan.dp_group.size > 1;
+  const double root_embedding = embedding_parameters(model) / tp;
+  const double root_output = output_layer_parameters(model) / tp +
+                             (model.tied_embeddings && pp > 1 ? embedding_parameters(model) / tp : 0.0);
+  plan.zero3_root_params.assign(static_cast<std::size_t>(virtual_stages), 0.0);
+  plan.zero3_root.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
+  plan.zero3_root_held.assign(static_cast<std::size_t>(virtual_stages), Bytes(0.0));
   for (int vs = 0; vs < virtual_stages; ++vs) {
     const auto i = static_cast<std::size_t>(vs);
     const double nm = plan.moe_layers[i];
     const double n = layers[i] - nm;
     m_forward[i] = (layer_forward + plan.offload_forward) * n + (moe_forward + plan.offload_forward) * nm;
     m_backward[i] = (layer_backward + plan.offload_backward) * n + (moe_backward + plan.offload_backward) * nm;
+    if (zero3_root) {
+      const double root = (plan.is_first(vs) ? root_embedding : 0.0) + (plan.is_last(vs) ? root_output : 0.0);
+      if (root > 0.0) {
+        const Seconds gather = net.time(CollectiveOp::all_gather, Bytes(root * plan.gather_bytes), plan.dp_group);
+        const Seconds scatter = net.time(CollectiveOp::reduce_scatter, Bytes(root * plan.grad_bytes), plan.dp_group);
+        plan.zero3_root_params[i] = root;
+        plan.zero3_root[i] = gather + scatter;
+        // Held through the backward: the gathered root, and the output layer's unsharded gradient
+        // (computed first in the backward, reduce-scattered with the root's at its end), both in
+        // the gathered format (FSDP2 computes gradients in param_dtype, casting to reduce_dtype
+        // for the reduce-scatter).
+        plan.zero3_root_held[i] = Bytes((root + (plan.is_last(vs) ? root_output : 0.0)) * plan.gather_bytes);
+        m_forward[i] += gather;
+        m_backward[i] += scatter;
+      }
+    }
     if (par.ep_comm_overlap && nm > 0) {
       // The MoE layer passes with no partner expose their all-to-alls whole, spread over the
       // virtual stage's micro-batches (pipeline_schedule_orders.h combined_unpaired_layer_passes).
@@ -532,14 +564,15 @@ void TrainingPredictor::stage_memory(const Scenario& scenario, std::span<const B
   if (plan.has_moe) {
     for (int size : {par.ep, par.expert_tensor_parallel(), plan.expert_dp}) communicators += size > 1 ? 1 : 0;
   }
-  // ZeRO-3 holds two gathered layers (the one computing and the one prefetched) and one layer's
-  // full gradient before its reduce-scatter; offloaded parameters the same two layers.
+  // ZeRO-3 holds two gathered layers (the one computing and the one prefetched), in the format
+  // they are gathered in, and one layer's full gradient before its reduce-scatter; offloaded
+  // parameters the same two layers.
   const double zero3_layer = std::max(plan.layer_params, plan.moe_layer_dense_params + plan.moe_layer_expert_params);
   const bool gathers = par.zero >= 3 || par.offload == Offload::optimizer_and_params;
   const Bytes buffers_common(params.cuda_context_bytes + params.cublas_workspace_bytes +
                              params.nccl_buffer_bytes_per_communicator * communicators +
                              (plan.pp > 1 ? 4.0 * plan.p2p_bytes.value() : 0.0) +
-                             (gathers ? 2.0 * zero3_layer * plan.weight_bytes : 0.0) +
+                             (gathers ? 2.0 * zero3_layer * plan.gather_bytes : 0.0) +
                              (par.zero >= 3 ? zero3_layer * plan.grad_bytes : 0.0));
   per_stage.resize(static_cast<std::size_t>(plan.pp));
   peak_stage = 0;
@@ -579,6 +612,7 @@ void TrainingPredictor::stage_memory(const Scenario& scenario, std::span<const B
     mem.activations += working;
     mem.kv_cache = Bytes(0.0);
     mem.buffers = buffers_common;
+    for (int c = 0; c < plan.chunks; ++c) mem.buffers += plan.zero3_root_held[static_cast<std::size_t>(c * plan.pp + s)];
     mem.fragmentation = mem.activations * params.allocator_fragmentation;
     mem.peak = mem.weights + mem.gradients + mem.optimizer_states + mem.activations + mem.buffers + mem.fragmentation;
     if (mem.peak > per_stage[static_cast<std::size_t>(peak_stage)].peak) peak_stage = s;
@@ -641,6 +675,8 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   const bool reduces = plan.gradient_ranks > 1 || (plan.has_moe && plan.expert_dp > 1);
   const bool sharded_optimizer = par.zero >= 1 && reduces;
   const auto stage_collective = [&](CollectiveOp op, double dense, double experts, double bytes) {
+    // Nothing left to move (ZeRO-3 moved every parameter per micro-batch): no collective.
+    if (dense + experts < 1.0) return Seconds(0.0);
     Seconds t = net.time(op, Bytes(dense * bytes), dp_group);
     if (experts > 0.0) t += net.time(op, Bytes(experts * bytes), edp_group);
     return t;
@@ -698,7 +734,9 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
         for (int k = 0; k < stage_chunks; ++k) {
           const int c = order[k];
           const auto vs = static_cast<std::size_t>(c * pp + s);
-          const double dense = zero3 ? chunk_params[c] - layer_part(c * pp + s) : chunk_params[c];
+          const double dense =
+              zero3 ? chunk_params[c] - layer_part(c * pp + s) - plan.zero3_root_params[static_cast<std::size_t>(c * pp + s)]
+                    : chunk_params[c];
           const double experts = zero3 ? 0.0 : chunk_experts[c];
           const Seconds t = stage_collective(op, dense, experts, grad_bytes);
           const double chunk_total = dense + experts;
@@ -710,7 +748,9 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       } else {
         double dense = e.params;
         if (zero3) {
-          for (int c = 0; c < chunks; ++c) dense -= layer_part(c * pp + s);
+          for (int c = 0; c < chunks; ++c) {
+            dense -= layer_part(c * pp + s) + plan.zero3_root_params[static_cast<std::size_t>(c * pp + s)];
+          }
         }
         reduce_end = finish + stage_collective(op, dense, zero3 ? 0.0 : e.expert_params, grad_bytes);
       }
@@ -834,6 +874,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
                             costs.layer_backward.cp_exposed) * (k * m);
     }
     if (n + nm > 0) b.dp_comm_exposed += (costs.zero3_first_gather + costs.zero3_last_reduce) * m;
+    b.dp_comm_exposed += plan.zero3_root[static_cast<std::size_t>(vs)] * m;
     b.offload_exposed += (plan.offload_forward + plan.offload_backward) * ((n + nm) * m);
     if (vs == 0) b.offload_exposed += plan.activation_offload.exposed() * m;
     if (plan.is_first(vs)) {

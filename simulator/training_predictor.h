@@ -137,6 +137,7 @@ class TrainingPredictor {
     double moe_layer_expert_params = 0.0;  // per rank, one MoE layer: its routed experts
     double weight_bytes = 0.0;   // per parameter
     double grad_bytes = 0.0;
+    double gather_bytes = 0.0;   // per parameter, a ZeRO-3 gather (PrecisionConfig::gathered_weights)
     LayerCosts edge_costs;       // a layer kept in BF16 under FP8 (PrecisionConfig::bf16_edge_layers)
     LayerShape edge_shape;       // that layer's shape
     // Each layer kind's cost inputs (collectives null: only the kernels are priced from them again,
@@ -166,6 +167,11 @@ class TrainingPredictor {
     std::vector<double> stage_params;    // per stage, dense
     std::vector<double> stage_expert_params;  // per stage, routed experts
     std::vector<Seconds> optimizer;      // per stage: the optimizer step
+    // ZeRO-3, per virtual stage: the weights outside its layers (embedding, output layer) gathered
+    // and reduce-scattered as one unit in each micro-batch, and that gather plus reduce-scatter.
+    std::vector<double> zero3_root_params;
+    std::vector<Seconds> zero3_root;
+    std::vector<Bytes> zero3_root_held;  // ... and the bytes its unsharded weights and gradient hold
     PipelineSpec spec;                   // spans into m_forward, m_backward, m_activations
   };
   static Groups place_groups(const ParallelConfig& parallel, const SystemSpec& system);

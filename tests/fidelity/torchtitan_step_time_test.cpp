@@ -105,18 +105,22 @@ TEST_CASE("torchtitan step times: measured step = tokens per rank / TPS; Table 2
 
 TEST_CASE("torchtitan step times: regression guard") {
   // Each row's error when this test was written (predicted / measured - 1) and a band of 3 points.
+  // Restated (+0.3..+0.5 points; the 70B row -0.2) when the 500 W compute scale became the measured
+  // 0.915 (was the assumed 0.919) and ZeRO-3 followed FSDP2 (BF16 gathers; the root unit's gather
+  // and reduce-scatter exposed). The 8B FSDP rows get no slower from 8 to 128 GPUs as measured
+  // (+1.8-2.7%): the modelled RoCE rings move FSDP2's traffic about as fast as NVLink.
   const std::map<std::string, double> recorded = {
-      {"torchtitan-2024-12-llama3.1-8b-fsdp8-cp1-32k", -0.085},
-      {"torchtitan-2024-12-llama3.1-8b-fsdp4-cp2-64k", 0.031},
-      {"torchtitan-2024-12-llama3.1-8b-fsdp2-cp4-128k", -0.210},
-      {"torchtitan-2024-12-llama3.1-8b-fsdp1-cp8-256k", -0.232},
-      {"torchtitan-2024-12-llama3.1-70b-fsdp32-tp8", -0.034},
-      {"torchtitan-2024-12-llama3.1-8b-fsdp8-sac-op-eager", -0.100},
-      {"torchtitan-2024-12-llama3.1-8b-fsdp8-sac-op-compile", -0.107},
-      {"torchtitan-2024-12-llama3.1-8b-fsdp8-sac-op-compile-fp8", -0.091},
-      {"torchtitan-2024-12-llama3.1-8b-fsdp128-sac-op-eager", -0.127},
-      {"torchtitan-2024-12-llama3.1-8b-fsdp128-sac-op-compile", -0.130},
-      {"torchtitan-2024-12-llama3.1-8b-fsdp128-sac-op-compile-fp8", -0.110},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp8-cp1-32k", -0.082},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp4-cp2-64k", 0.035},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp2-cp4-128k", -0.207},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp1-cp8-256k", -0.229},
+      {"torchtitan-2024-12-llama3.1-70b-fsdp32-tp8", -0.036},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp8-sac-op-eager", -0.096},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp8-sac-op-compile", -0.103},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp8-sac-op-compile-fp8", -0.086},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp128-sac-op-eager", -0.123},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp128-sac-op-compile", -0.125},
+      {"torchtitan-2024-12-llama3.1-8b-fsdp128-sac-op-compile-fp8", -0.105},
   };
   for (const StepRow& r : step_rows()) {
     CAPTURE(r.id);

@@ -83,6 +83,47 @@ TEST_CASE("ZeRO-3: a layer's gather hides behind the previous layer's compute, m
   CHECK(c.layer_backward.dp_exposed.value() == doctest::Approx(10.0 * bwd + 2e-4 - bwd));
 }
 
+TEST_CASE("ZeRO-3's root unit (embedding, output layer) is gathered before each forward and reduce-scattered after each backward, exposed") {
+  // FSDP2 (torch/distributed/_composable/fsdp/_fsdp_state.py _lazy_init) keeps the root unsharded
+  // from the forward's start to the backward's end: one gather with nothing before it to hide
+  // behind, one reduce-scatter after the embedding's backward, the last op. Llama 3 8B FP8 on 8
+  // GPUs, 4 micro-batches, with every gather g and reduce-scatter r short of any layer's compute:
+  // per micro-batch, 32 layers each expose f g (forward) and f (g + r) (backward), the first
+  // layer's gather and the last's reduce-scatter g + r, and the root another g + r; nothing is
+  // left for the step-level reduction.
+  const Scenario sc = zero3_8b();
+  const CostParameters params;
+  const double f = params.comm_sm_fraction;
+  FixedCollectives net;
+  net.m_gather = 1e-4;
+  net.m_scatter = 2e-4;
+  TrainingPredictor predictor(params);
+  const TrainingPrediction p = predictor.predict(sc, net);
+  const double g = 1e-4, r = 2e-4;
+  const double per_microbatch = 32.0 * (f * g + f * (g + r)) + (g + r) + (g + r);
+  CHECK(p.time.dp_comm_exposed.value() == doctest::Approx(4.0 * per_microbatch));
+}
+
+TEST_CASE("ZeRO-3 gathers weights in the format the forward reads: FP32-stored weights in the 16-bit compute format") {
+  // torchtitan's FSDP2 mixed precision (MixedPrecisionPolicy param_dtype bf16: "the dtype for the
+  // unsharded parameter and hence the dtype for forward/backward computation and the parameter
+  // all-gather"): FP32 stored, BF16 gathered; under FP8 compute (torchao Float8Linear, FP8
+  // all-gather off by default) BF16 too.
+  PrecisionConfig titan{.compute = DataType::bf16, .params = DataType::fp32, .grads = DataType::fp32};
+  CHECK(titan.gathered_weights() == DataType::bf16);
+  titan.compute = DataType::fp8;
+  CHECK(titan.gathered_weights() == DataType::bf16);
+  titan.compute = DataType::fp16;
+  CHECK(titan.gathered_weights() == DataType::fp16);
+  // Megatron's BF16 weights, FP8 weights (--fp8-param-gather) and FP32 training gather as stored.
+  CHECK(precision_shorthand(DataType::bf16).gathered_weights() == DataType::bf16);
+  PrecisionConfig fp8_params = precision_shorthand(DataType::fp8);
+  fp8_params.params = DataType::fp8;
+  CHECK(fp8_params.gathered_weights() == DataType::fp8);
+  CHECK(precision_shorthand(DataType::fp32).gathered_weights() == DataType::fp32);
+  CHECK(precision_shorthand(DataType::tf32).gathered_weights() == DataType::fp32);
+}
+
 TEST_CASE("ZeRO-3 reduce-scatters gradients every micro-batch: more micro-batches, more exposed traffic") {
   // 16 ranks on two nodes: llama2-7b-zero3 example, 256 sequences as 8 micro-batches of 2 per rank,
   // against the same step with 4 sequences per micro-batch (4 micro-batches).
