@@ -8,6 +8,7 @@
 #include "model/op_time.h"
 #include "simulator/layer_kernels.h"
 #include "simulator/parallel_traffic.h"
+#include "simulator/userbuffers_overlap.h"
 
 namespace stepcast {
 namespace {
@@ -28,10 +29,38 @@ BlockGemms mlp_block_gemms(const LayerShape& s) {
   return {"fc1", "fc2", "fc1.dgrad", "fc2.dgrad", "fc1.wgrad"};
 }
 
-// Exposed part of a collective that --tp-comm-overlap pipelines with `gemm`.
-Seconds overlapped(Seconds comm, Seconds gemm, const LayerCostInputs& in) {
-  const Seconds chunk = comm * (in.params->tp_overlap_exposed_chunks / std::max(in.tp_group.size, 1));
+// Exposed part of a collective that --tp-comm-overlap pipelines with `gemm` in `chunks` steps
+// (the TP size, unless the overlap method says otherwise: simulator/userbuffers_overlap.h).
+Seconds overlapped(Seconds comm, Seconds gemm, const LayerCostInputs& in, int chunks) {
+  const Seconds chunk = comm * (in.params->tp_overlap_exposed_chunks / std::max(chunks, 1));
   return max(comm - gemm, chunk);
+}
+Seconds overlapped(Seconds comm, Seconds gemm, const LayerCostInputs& in) {
+  return overlapped(comm, gemm, in, in.tp_group.size);
+}
+
+const Op* find_op(const KernelPass& pass, std::string_view name) {
+  for (const Op& op : pass.ops) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+// Transformer Engine's userbuffers overlap of one GEMM with its collective (simulator/
+// userbuffers_overlap.h): what it adds to the pass beyond the GEMM's own time in the kernel list.
+// A pipelined or ring-exchanged collective: the GEMM's slowdown plus the part of the collective
+// the slowed GEMM does not hide, at least its last chunk's share.
+Seconds userbuffers_exposed(const KernelPass& pass, std::string_view name, Seconds comm, const UbGemmConfig& cfg,
+                            const LayerCostInputs& in) {
+  const Op* op = find_op(pass, name);
+  const Seconds gemm = pass.time_named(name);
+  if (op == nullptr) return overlapped(comm, gemm, in);
+  const int tp = in.tp_group.size;
+  const Seconds slowdown = userbuffers_overlap_gemm_time(*op, comm, cfg, tp, *in.gpu, *in.params) -
+                           op_time(*op, *in.gpu, *in.params);
+  const Seconds slowed = gemm + slowdown;
+  if (cfg.method == UbMethod::bulk) return slowdown + max(comm - slowed, Seconds(0.0));  // one kernel beside the GEMM
+  return slowdown + overlapped(comm, slowed, in, userbuffers_gemm_chunks(cfg, tp));
 }
 
 }  // namespace
@@ -76,16 +105,27 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
       const Seconds regather_mlp =
           mlp_collectives ? max(gather - kernels.backward.time_named(mlp.in_dgrad), Seconds(0.0)) : Seconds(0.0);
       if (in.tp_comm_overlap) {
-        forward_comm = overlapped(gather, kernels.forward.time_named(attention.in), in) +
-                       overlapped(scatter, kernels.forward.time_named(attention.out), in);
-        backward_comm = overlapped(gather, kernels.backward.time_named(attention.out_dgrad), in) +
-                        overlapped(scatter, kernels.backward.time_named(attention.in_dgrad), in) + regather_attention;
+        // Transformer Engine's userbuffers, per GEMM as the recipe's config assigns
+        // (simulator/userbuffers_overlap.h): forward, the all-gather ring-exchanged through the
+        // first projection and the reduce-scatter pipelined (or ring-exchanged) through the
+        // second; backward, the gradient's all-gather ring-exchanged through the second
+        // projection's data gradient, the input's re-gather beside the first projection's data
+        // gradient and the data gradient's reduce-scatter beside its weight gradient (bulk).
+        const UbLayerConfig ub = userbuffers_config(in.gpu->architecture, s.hidden, is_quantized_training_format(s.compute));
+        const KernelPass& fw = kernels.forward;
+        const KernelPass& bw = kernels.backward;
+        forward_comm = userbuffers_exposed(fw, attention.in, gather, ub.qkv_fprop, in) +
+                       userbuffers_exposed(fw, attention.out, scatter, ub.proj_fprop, in);
+        backward_comm = userbuffers_exposed(bw, attention.out_dgrad, gather, ub.proj_dgrad, in) +
+                        userbuffers_exposed(bw, attention.in_dgrad, gather, ub.qkv_dgrad, in) +
+                        userbuffers_exposed(bw, attention.in_wgrad, scatter, ub.qkv_wgrad, in);
         if (mlp_collectives) {
-          mlp_forward_comm = overlapped(gather, kernels.forward.time_named(mlp.in), in) +
-                             overlapped(scatter, kernels.forward.time_named(mlp.out), in);
+          mlp_forward_comm = userbuffers_exposed(fw, mlp.in, gather, ub.fc1_fprop, in) +
+                             userbuffers_exposed(fw, mlp.out, scatter, ub.fc2_fprop, in);
           forward_comm += mlp_forward_comm;
-          backward_comm += overlapped(gather, kernels.backward.time_named(mlp.out_dgrad), in) +
-                           overlapped(scatter, kernels.backward.time_named(mlp.in_dgrad), in) + regather_mlp;
+          backward_comm += userbuffers_exposed(bw, mlp.out_dgrad, gather, ub.fc2_dgrad, in) +
+                           userbuffers_exposed(bw, mlp.in_dgrad, gather, ub.fc1_dgrad, in) +
+                           userbuffers_exposed(bw, mlp.in_wgrad, scatter, ub.fc1_wgrad, in);
         }
       } else {
         forward_comm = (gather + scatter) * blocks;
