@@ -102,10 +102,13 @@ TEST_CASE("no published training run is predicted more than 25% off (regression 
 }
 
 // The issue's bar is 20% on every row. One row misses it: megatron_h100_2024_32B (TP 8, DP 48 with
-// one GPU per node) is predicted ~21% slow because its FP32 gradient reduce-scatter (16 GB per GPU
-// over one 400 Gb/s NIC, ~0.33 s) can hide only behind the last of its 4 micro-batches'
-// backward, and its parameter all-gather behind the first forward; the measured step leaves room
-// for ~0.17 s of exposed communication. The cause in the real run (SHARP, a larger micro-batch,
+// one GPU per node) is predicted 25% slow (21% before 71d5e4d priced the SMs Transformer Engine's
+// default userbuffers kernels take from the GEMMs they overlap: hidden 7168 has no tabled config,
+// so TE's defaults apply, simulator/userbuffers_overlap.h). Most of it is its FP32 gradient
+// reduce-scatter (16 GB per GPU over one 400 Gb/s NIC, ~0.33 s), which can hide only behind the
+// last of its 4 micro-batches' backward, and its parameter all-gather behind the first forward;
+// the measured step leaves room for ~0.17 s of exposed communication. The row sits at the 25%
+// regression guard above: a change that moves it further fails that guard, as it should. The cause in the real run (SHARP, a larger micro-batch,
 // other overlap) is not in the row; we do not tune for it. This case reports the bar and is
 // allowed to fail until the model or the data explains the row.
 TEST_CASE("every published training run is within 20% (the issue's bar; one known miss)" * doctest::may_fail()) {
