@@ -39,25 +39,18 @@ Seconds overlapped(Seconds comm, Seconds gemm, const LayerCostInputs& in) {
   return overlapped(comm, gemm, in, in.tp_group.size);
 }
 
-const Op* find_op(const KernelPass& pass, std::string_view name) {
-  for (const Op& op : pass.ops) {
-    if (op.name == name) return &op;
-  }
-  return nullptr;
-}
-
 // Transformer Engine's userbuffers overlap of one GEMM with its collective (simulator/
 // userbuffers_overlap.h): what it adds to the pass beyond the GEMM's own time in the kernel list.
 // A pipelined or ring-exchanged collective: the GEMM's slowdown plus the part of the collective
 // the slowed GEMM does not hide, at least its last chunk's share.
 Seconds userbuffers_exposed(const KernelPass& pass, std::string_view name, Seconds comm, const UbGemmConfig& cfg,
                             const LayerCostInputs& in) {
-  const Op* op = find_op(pass, name);
-  const Seconds gemm = pass.time_named(name);
-  if (op == nullptr) return overlapped(comm, gemm, in);
+  const int i = pass.index_named(name);
+  if (i < 0) return overlapped(comm, Seconds(0.0), in);
   const int tp = in.tp_group.size;
-  const Seconds slowdown = userbuffers_overlap_gemm_time(*op, comm, cfg, tp, *in.gpu, *in.params) -
-                           op_time(*op, *in.gpu, *in.params);
+  // The pass priced the GEMM alone already (op_time on the same GPU and parameters).
+  const Seconds gemm = pass.op_time(i);
+  const Seconds slowdown = userbuffers_overlap_gemm_time(pass.ops[i], comm, cfg, tp, *in.gpu, *in.params) - gemm;
   const Seconds slowed = gemm + slowdown;
   if (cfg.method == UbMethod::bulk) return slowdown + max(comm - slowed, Seconds(0.0));  // one kernel beside the GEMM
   return slowdown + overlapped(comm, slowed, in, userbuffers_gemm_chunks(cfg, tp));

@@ -33,11 +33,16 @@ double KernelPass::launches() const {
   return n;
 }
 
-Seconds KernelPass::time_named(std::string_view name) const {
+int KernelPass::index_named(std::string_view name) const {
   for (int i = 0; i < ops.size(); ++i) {
-    if (ops[i].name == name) return op_time(i);
+    if (ops[i].name == name) return i;
   }
-  return Seconds(0.0);
+  return -1;
+}
+
+Seconds KernelPass::time_named(std::string_view name) const {
+  const int i = index_named(name);
+  return i < 0 ? Seconds(0.0) : op_time(i);
 }
 
 Seconds KernelPass::weight_gradient_time() const {

@@ -52,6 +52,8 @@ struct KernelPass {
   // Sum of every op's GPU time; time() - gpu_time() is the GPU's wait for the host.
   [[nodiscard]] Seconds gpu_time() const;
   [[nodiscard]] double launches() const;
+  // The index of the first op named `name`, or -1 when absent.
+  [[nodiscard]] int index_named(std::string_view name) const;
   // The time of the first op named `name` (zero when absent).
   [[nodiscard]] Seconds time_named(std::string_view name) const;
   // Sum of the weight-gradient GEMMs' times (ops named "<gemm>.wgrad").
