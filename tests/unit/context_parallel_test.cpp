@@ -193,7 +193,7 @@ TEST_CASE("the all-gather rotater runs the ring's kernels and merges; the ring s
     const OpList a = backward ? layer_backward_ops(ring) : layer_forward_ops(ring);
     const OpList b = backward ? layer_backward_ops(gathered) : layer_forward_ops(gathered);
     REQUIRE(a.size() == b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
+    for (int i = 0; i < a.size(); ++i) {
       CAPTURE(a[i].name);
       CHECK(a[i].name == b[i].name);
       CHECK(a[i].launches == b[i].launches);

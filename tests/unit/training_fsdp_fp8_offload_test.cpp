@@ -109,7 +109,10 @@ TEST_CASE("ZeRO-3 gathers weights in the format the forward reads: FP32-stored w
   // unsharded parameter and hence the dtype for forward/backward computation and the parameter
   // all-gather"): FP32 stored, BF16 gathered; under FP8 compute (torchao Float8Linear, FP8
   // all-gather off by default) BF16 too.
-  PrecisionConfig titan{.compute = DataType::bf16, .params = DataType::fp32, .grads = DataType::fp32};
+  PrecisionConfig titan;
+  titan.compute = DataType::bf16;
+  titan.params = DataType::fp32;
+  titan.grads = DataType::fp32;
   CHECK(titan.gathered_weights() == DataType::bf16);
   titan.compute = DataType::fp8;
   CHECK(titan.gathered_weights() == DataType::bf16);
