@@ -222,9 +222,7 @@ double fp8_backward_cast_bytes(const LayerShape& s) {
   const double T = s.tokens();
   const double outputs = T * qkv_width_per_rank(s) + T * s.hidden + mlp_cast_outputs(s);
   const double inputs = T * s.hidden + T * (s.q_width() / s.t()) + mlp_cast_inputs(s);
-  const bool fp8_transposes = s.compute == DataType::fp8 && s.fp8_transposes;
-  const double input_transposes = fp8_transposes ? inputs * kFp8TransposeBytesPerElement : 0.0;
-  return outputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, s.fp8_transposes) + input_transposes;
+  return backward_cast_bytes(s, outputs, inputs);
 }
 
 // --- Rotary position embedding ------------------------------------------------------------------
@@ -400,6 +398,12 @@ double quantize_bytes_per_element(DataType compute, Fp8Scaling scaling, bool tra
       return amax_pass + kFp8CastBytesPerElement + (transposed ? kFp8TransposeBytesPerElement : 0.0);
     }
   }
+}
+
+double backward_cast_bytes(const LayerShape& s, double outputs, double inputs) {
+  const bool input_transposes = s.compute == DataType::fp8 && s.fp8_transposes;
+  return outputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, s.fp8_transposes) +
+         (input_transposes ? inputs * kFp8TransposeBytesPerElement : 0.0);
 }
 
 Op weight_quantize_op(const LayerShape& s, double parameters) {

@@ -44,6 +44,10 @@ inline constexpr double kFp8TransposeBytesPerElement = 1.0;
 // `transposed`: whether the consumer also needs the tensor's transpose (the backward's TN GEMMs);
 // FP8 writes it as a separate 1-byte copy, the block formats already wrote their column-wise copy.
 double quantize_bytes_per_element(DataType compute, Fp8Scaling scaling, bool transposed);
+// Bytes a backward pass's casts move: `outputs` output-gradient elements quantized (with their
+// transposes where s.fp8_transposes says FP8 GEMMs need them) and, for per-tensor FP8 there, the
+// transposed copy of `inputs` saved input elements (the block formats wrote theirs in the forward).
+double backward_cast_bytes(const LayerShape& s, double outputs, double inputs);
 
 
 // Quantizing `parameters` weights (16-bit) for FP8 GEMMs, with their transposes: what FSDP / ZeRO-3

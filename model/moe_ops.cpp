@@ -105,9 +105,7 @@ Op expert_cast(std::string_view name, const LayerShape& s, const MoeRouting& r, 
     bytes = inputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, s.compute != DataType::fp8);
   } else {
     const double outputs = r.rows * (s.hidden + gated * ffn_inputs);
-    const bool fp8_transposes = s.compute == DataType::fp8 && s.fp8_transposes;
-    const double transposes = fp8_transposes ? inputs * kFp8TransposeBytesPerElement : 0.0;
-    bytes = outputs * quantize_bytes_per_element(s.compute, s.fp8_scaling, s.fp8_transposes) + transposes;
+    bytes = backward_cast_bytes(s, outputs, inputs);
   }
   Op op = memory_op(name, bytes);
   op.launches = fused ? 1.0 : grouped(s) ? 2.0 : 2.0 * r.local_experts;
