@@ -624,6 +624,13 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
 
 bool fp8_gemm_needs_transposes(GpuArchitecture arch) { return arch != GpuArchitecture::blackwell; }
 
+LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload& training,
+                            const ParallelConfig& parallel, const PrecisionConfig& precision, GpuArchitecture arch) {
+  LayerShape s = make_layer_shape(model, training, parallel, precision);
+  s.fp8_transposes = fp8_gemm_needs_transposes(arch);
+  return s;
+}
+
 LayerShape moe_layer_shape(LayerShape shape) {
   shape.moe_layer = shape.moe.is_moe();
   return shape;

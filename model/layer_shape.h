@@ -46,8 +46,8 @@ struct LayerShape {
   DataType compute = DataType::bf16;  // GEMM input format
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8's scaling recipe (casts' cost)
   // Whether per-tensor-scaled FP8 GEMM operands need transposed copies (the backward's TN-only FP8
-  // GEMMs): true on Hopper and Ada, false on Blackwell (fp8_gemm_needs_transposes, set by the
-  // caller from the GPU; make_layer_shape() does not know it). The casts' time and the cached FP8
+  // GEMMs): true on Hopper and Ada, false on Blackwell (fp8_gemm_needs_transposes, set from the
+  // GPU by make_layer_shape's overload that takes its architecture). The casts' time and the cached FP8
   // weight copies in memory (model_state_bytes) both follow it. Block formats ignore it.
   bool fp8_transposes = true;
   double activation_bytes = 2.0;      // bytes per stored activation element
@@ -90,9 +90,14 @@ struct LayerShape {
   bool operator==(const LayerShape&) const = default;
 };
 
-// Dimensions from a scenario's parts (the dense layer kind).
+// Dimensions from a scenario's parts (the dense layer kind), with fp8_transposes left at Hopper's
+// rule (true).
 LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload& training,
                             const ParallelConfig& parallel, const PrecisionConfig& precision);
+// The same on a GPU of `arch`: fp8_transposes = fp8_gemm_needs_transposes(arch). What a prediction
+// of a scenario uses.
+LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload& training,
+                            const ParallelConfig& parallel, const PrecisionConfig& precision, GpuArchitecture arch);
 // The same layer with its MLP replaced by the experts (requires shape.moe.is_moe()).
 LayerShape moe_layer_shape(LayerShape shape);
 

@@ -162,8 +162,7 @@ PredictionInterval training_interval(const CalibrationProfile& profile, const Sc
   const TrainingWorkload& training = scenario.training();
   const ParallelConfig& par = scenario.parallel;
   const GpuSpec& gpu = scenario.system.gpu;
-  LayerShape shape = make_layer_shape(scenario.model, training, par, scenario.precision);
-  shape.fp8_transposes = fp8_gemm_needs_transposes(gpu.architecture);
+  const LayerShape shape = make_layer_shape(scenario.model, training, par, scenario.precision, gpu.architecture);
 
   // The layer's kernels, as the predictor runs them: forward, backward, and what recomputation re-runs.
   std::vector<OpList> lists{layer_forward_ops(shape), layer_backward_ops(shape)};

@@ -209,8 +209,7 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   // --- 1. Each layer kind, priced once ---------------------------------------------------------
   // A dense model has one layer kind; a mixture-of-experts model also has MoE layers (all but its
   // first_dense_layers), priced with the same attention block and the experts as their MLP.
-  plan.shape = make_layer_shape(model, training, par, precision);
-  plan.shape.fp8_transposes = fp8_gemm_needs_transposes(gpu.architecture);
+  plan.shape = make_layer_shape(model, training, par, precision, gpu.architecture);
   plan.has_moe = model.is_moe() && moe_layer_count(model) > 0;
   plan.moe_shape = plan.has_moe ? moe_layer_shape(plan.shape) : plan.shape;
   const LayerShape& shape = plan.shape;

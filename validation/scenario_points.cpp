@@ -80,8 +80,8 @@ std::vector<ScenarioPoint> scenario_points(const Scenario& scenario) {
     throw InputError(scenario.source + ": inference scenarios are not mapped to harness points yet; measure decode "
                      "with `stepcast-harness attention`");
   }
-  LayerShape shape = make_layer_shape(scenario.model, scenario.training(), scenario.parallel, scenario.precision);
-  shape.fp8_transposes = fp8_gemm_needs_transposes(scenario.system.gpu.architecture);
+  const LayerShape shape = make_layer_shape(scenario.model, scenario.training(), scenario.parallel, scenario.precision,
+                                            scenario.system.gpu.architecture);
   std::vector<ScenarioPoint> points;
   std::map<std::string, std::size_t> index;
   for (const OpList& list : {embedding_forward_ops(shape), layer_forward_ops(shape), output_forward_ops(shape),
