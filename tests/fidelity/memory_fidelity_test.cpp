@@ -46,6 +46,7 @@
 #include "simulator/catalog.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/published_memory_rows.h"
 
 using namespace stepcast;
 
@@ -81,7 +82,7 @@ double view_bytes(const MemoryBreakdown& m, const std::string& kind, const Scena
 const std::vector<MemoryRow>& memory_rows() {
   static const std::vector<MemoryRow> result = [] {
     std::vector<MemoryRow> out;
-    const YAML::Node runs = YAML::LoadFile("tests/fixtures/reference/published_memory.yaml")["memory_runs"];
+    const YAML::Node runs = test::published_memory_runs();
     TrainingPredictor predictor;
     std::printf("\n%-48s %-13s %8s %8s %7s | %7s %7s %7s %7s %7s %7s (GiB)\n", "published memory row", "kind",
                 "measured", "pred", "error", "weights", "grads", "optim", "activ", "buffers", "frag");
@@ -91,9 +92,7 @@ const std::vector<MemoryRow>& memory_rows() {
       r.id = row["id"].as<std::string>();
       r.kind = row["kind"].as<std::string>();
       r.measured_gib = row["measured_gib"].as<double>();
-      YAML::Node doc = YAML::Clone(row["scenario"]);
-      doc["schema_version"] = 1;
-      const Scenario sc = parse_scenario_node(doc, r.id);
+      const Scenario sc = test::published_memory_scenario(row, r.id);
       const TrainingPrediction p = predictor.predict(sc);
       r.memory = p.memory;
       r.predicted_gib = view_bytes(p.memory, r.kind, sc, predictor.parameters()) / kGiB;
@@ -114,7 +113,7 @@ const std::vector<MemoryRow>& memory_rows() {
 }  // namespace
 
 TEST_CASE("every published memory row names its source, a known kind and a scenario that predicts") {
-  const YAML::Node runs = YAML::LoadFile("tests/fixtures/reference/published_memory.yaml")["memory_runs"];
+  const YAML::Node runs = test::published_memory_runs();
   REQUIRE(runs.size() == memory_rows().size());
   CHECK(memory_rows().size() == 11);
   for (std::size_t i = 0; i < runs.size(); ++i) {

@@ -39,6 +39,7 @@
 
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/published_memory_rows.h"
 
 using namespace stepcast;
 
@@ -54,7 +55,7 @@ struct StepRow {
 const std::vector<StepRow>& step_rows() {
   static const std::vector<StepRow> result = [] {
     std::vector<StepRow> out;
-    const YAML::Node runs = YAML::LoadFile("tests/fixtures/reference/published_memory.yaml")["memory_runs"];
+    const YAML::Node runs = test::published_memory_runs();
     TrainingPredictor predictor;
     std::printf("\n%-58s %10s %10s %8s\n", "torchtitan step time row", "measured s", "pred s", "error");
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -62,9 +63,7 @@ const std::vector<StepRow>& step_rows() {
       if (!row["measured_tps_per_gpu"]) continue;
       StepRow r;
       r.id = row["id"].as<std::string>();
-      YAML::Node doc = YAML::Clone(row["scenario"]);
-      doc["schema_version"] = 1;
-      const Scenario sc = parse_scenario_node(doc, r.id);
+      const Scenario sc = test::published_memory_scenario(row, r.id);
       REQUIRE(sc.parallel.pp == 1);  // TPS divides by pp too; no row here pipelines
       const double tokens_per_rank = static_cast<double>(sc.training().micro_batch) * sc.training().seq_len /
                                      (sc.parallel.cp * sc.parallel.tp);
