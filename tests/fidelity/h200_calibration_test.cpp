@@ -26,6 +26,9 @@ using namespace stepcast;
 namespace {
 
 const std::string kRun = "scenarios/calibration/h200-sxm-141gb/run-5692d753a737/";
+// The full calibration set (2026-12-01): every grid, FP8 GEMMs and cuDNN's SDPA forward and
+// backward included; the committed profile.json is fitted from it.
+const std::string kFullRun = "scenarios/calibration/h200-sxm-141gb/run-084f22936c86/";
 
 bool aligned(const std::string& label) {
   static const std::regex dims("m=([0-9]+) n=([0-9]+) k=([0-9]+)");
@@ -184,7 +187,7 @@ TEST_CASE("the committed H200 profile is what `stepcast calibrate` fits from the
   const CalibrationProfile committed = load_profile(dir + "profile.json");
   CalibrationRequest request;
   for (const auto& in : committed.inputs) request.inputs.emplace_back(in.path);
-  REQUIRE(request.inputs.size() == 7);
+  REQUIRE(request.inputs.size() == 6);  // run-084f22936c86: the README's command
   request.name = committed.name;
   const CalibrationProfile fresh = calibrate(request);
   CHECK(fresh.gpu == committed.gpu);
@@ -204,5 +207,72 @@ TEST_CASE("the committed H200 profile is what `stepcast calibrate` fits from the
     CAPTURE(fresh.components[i].name);
     CHECK(fresh.components[i].held_out.mean_abs ==
           doctest::Approx(committed.components[i].held_out.mean_abs).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("H200 full run: the profile's held-out cuDNN attention, forward and backward, is within 10% on average") {
+  // Issue 9: "with a profile from measured H200 data, predicted GEMM and attention times on
+  // held-out shapes are within 10%". cuDNN's fused SDPA (what a training step runs) on 28 forward
+  // and 17 backward shapes (d 64/128, 512-32768 tokens, batch 1-32, causal and not, MHA/GQA/MQA,
+  // bf16 and fp16); each point is predicted by a cross-validation fold that did not see it, with
+  // the flash etas and the CTA-schedule terms refitted per fold. Fitted on the attention files
+  // alone (as here): forward 7.3% (max 23.0%), backward 6.6% (max 30.8%, 32 x 512 tokens causal,
+  // whose backward takes 4.7x its forward); in the whole profile, 6.1% and 6.2%. The check is the
+  // issue's 10% on each direction's mean.
+  CalibrationRequest request;
+  for (const char* f : {"selftest.json", "attention.json", "attention-backward.json"}) request.inputs.emplace_back(kFullRun + f);
+  request.name = "h200-run-084f22936c86-attention";
+  const CalibrationProfile p = calibrate(request);
+  for (const char* c : {"attention.forward", "attention.backward"}) {
+    CAPTURE(c);
+    const auto* component = p.component(c);
+    REQUIRE(component != nullptr);
+    std::printf("  %-20s %2d points: held-out mean |err| %.1f%%, max %.1f%%, bias %+.1f%%\n", c, component->points,
+                100 * component->held_out.mean_abs, 100 * component->held_out.max_abs, 100 * component->held_out.bias);
+    CHECK(component->points >= 17);
+    CHECK(component->held_out.n == component->points);
+    CHECK(component->held_out.mean_abs <= 0.10);
+  }
+  bool fitted_forward = false;
+  for (const auto& v : p.cost_parameters) fitted_forward = fitted_forward || v.name == "flash.fwd_eta.hopper";
+  CHECK(fitted_forward);
+}
+
+TEST_CASE("H200 full run: the held-out GEMM mean |error| of each precision stays at its recorded figure") {
+  // As `stepcast validate scenarios/calibration/h200-sxm-141gb/run-084f22936c86/gemm.json
+  // --holdout every-other` prints it: every held-out GEMM counts (misaligned, launch-bound,
+  // grouped MoE and MLA shapes included). Recorded on 2026-12-01: bf16 11.0%, fp16 7.4%, fp32
+  // 5.2%, fp8 9.1%, int8 10.4%, tf32 10.2%. bf16, int8 and tf32 are above the issue's 10%; their
+  // largest misses are the DeepSeek-V3 decode expert group (n = 64: +66%, the model streams its
+  // weights with 64 CTAs), misaligned k = 4100 (+44%), 1026^3 (-34%), int8 10000^3 and 8192 x
+  // 8192 x 1024 (-26%, -29%), tf32 1000^3 (-30%). Tolerance: 1 percentage point either way, so a
+  // change that moves a precision's held-out error, better or worse, fails here until this record
+  // and the calibration folder's README are updated.
+  struct Recorded {
+    const char* component;
+    int points;
+    double mean_abs;
+  };
+  constexpr Recorded kRecorded[] = {{"gemm.bf16", 34, 0.110}, {"gemm.fp16", 19, 0.074}, {"gemm.fp32", 9, 0.052},
+                                    {"gemm.fp8", 29, 0.091},  {"gemm.int8", 12, 0.104}, {"gemm.tf32", 10, 0.102}};
+  constexpr double kTolerance = 0.01;
+  CalibrationRequest request;
+  request.inputs = {kFullRun + "gemm.json"};
+  const LoadedMeasurements m = load_measurements(request);
+  REQUIRE(m.gpu.name == "h200-sxm-141gb");
+  ValidationReport report;
+  validate_measurements(m, datasheet_variant(), parse_holdout("every-other"), request, report);
+  std::map<std::string, std::pair<double, int>> by;
+  for (const auto& r : report.rows) {
+    by[r.component].first += std::fabs(r.error());
+    ++by[r.component].second;
+  }
+  for (const Recorded& want : kRecorded) {
+    CAPTURE(want.component);
+    const auto& [sum, n] = by[want.component];
+    REQUIRE(n == want.points);
+    std::printf("  %-10s held out %2d: mean |err| %.2f%% (recorded %.1f%%)\n", want.component, n, 100 * sum / n,
+                100 * want.mean_abs);
+    CHECK(std::fabs(sum / n - want.mean_abs) <= kTolerance);
   }
 }
