@@ -114,10 +114,23 @@ struct Parts {
   double gaps = 1.0;  // kernel gaps op_time charges it: one per launch round (Op::launches)
 };
 
-// op_time of a measured point, on the streams it was issued on.
+// The GPU as it ran a point: its SM-clocked rates (every dense peak, and with them the SMs' byte
+// rates, model/op_time.h sm_clock_hz) at the point's measured SM clock instead of the clock the
+// datasheet peaks are quoted at (H200: 989.4 TFLOP/s = 132 SMs x 4096 x 1.83 GHz). HBM is on its
+// own clock and keeps its bandwidth.
+GpuSpec at_measured_clock(const GpuSpec& gpu, const KernelPoint& p) {
+  const double datasheet_clock = sm_clock_hz(gpu);
+  if (p.sm_clock_hz <= 0.0 || datasheet_clock <= 0.0) return gpu;
+  GpuSpec at = gpu;
+  const double ratio = p.sm_clock_hz / datasheet_clock;
+  for (FlopRate& peak : at.dense_peak) peak = FlopRate(peak.value() * ratio);
+  return at;
+}
+
+// op_time of a measured point, on the streams it was issued on, at the clock it ran at.
 Seconds point_time(const KernelPoint& p, const GpuSpec& gpu, CostParameters params) {
   if (p.streams > 0.0) params.grouped_gemm_streams = p.streams;
-  return op_time(p.op, gpu, params);
+  return op_time(p.op, at_measured_clock(gpu, p), params);
 }
 
 Parts parts_of(const KernelPoint& p, const Role& role, const GpuSpec& gpu, const CostParameters& params) {

@@ -41,9 +41,16 @@
 // implementations (stepcast's own flash kernels, paged decode) are validated against the same
 // constants but do not set them.
 //
-// The harness discards throttled samples: its times are burst figures, so the fit and
-// predict_kernel() use sustained_derate = 1 (and predict_kernel adds kernel.cold_start_s to cold points). Training predictions still
-// apply compute.sustained_derate on top (a step-long load is slower than a burst).
+// Clocks: a point whose record carries its mean SM clock (KernelPoint::sm_clock_hz) is priced at
+// that clock: the dense peaks, and the SMs' byte rates that follow them, scale by the measured
+// clock over the clock the datasheet peaks are quoted at (model/op_time.h sm_clock_hz), HBM does
+// not. The harness keeps samples down to 0.75 of the default clock, and on the H200 run of
+// 2026-12-01 (scenarios/calibration/h200-sxm-141gb/run-084f22936c86) the long GEMMs held
+// 1550-1750 MHz and the short ones ~1980: without this the fitted efficiencies mix the two. So
+// the fitted efficiencies are at the datasheet clock, like the catalog's defaults, and the fit
+// and predict_kernel() use sustained_derate = 1 (predict_kernel adds kernel.cold_start_s to cold
+// points). Training predictions apply compute.sustained_derate on top for the clock a step-long
+// load holds.
 //
 // Residuals: in-sample errors of the final fit, and held-out errors from k-fold cross-validation
 // (each point predicted by a fit, shape search included, that did not see it).

@@ -36,6 +36,7 @@ std::vector<KernelPoint> kernel_points(const MeasurementFile& file) {
     p.cold = r.method.mode != "hot";
     p.label = p.cold ? r.name : r.name + " [hot]";
     p.measured_s = r.time.median_s;
+    if (r.method.sm_clock_mhz && *r.method.sm_clock_mhz > 0.0) p.sm_clock_hz = *r.method.sm_clock_mhz * 1e6;
     p.op.flops = r.flops;
     p.op.bytes = r.bytes;
     if (const auto* g = std::get_if<GemmInputs>(&r.inputs)) {

@@ -43,6 +43,11 @@ struct KernelPoint {
   // Streams a GEMM of several launches (Op::launches) was issued on; 0: the model's own
   // CostParameters::grouped_gemm_streams. The harness loops over an MoE group's GEMMs on one stream.
   double streams = 0.0;
+  // The mean SM clock over the kept samples (the harness's method.sm_clock_mhz, NVML), in Hz; 0:
+  // not measured. The harness keeps samples down to 0.75 of the default clock (validation/
+  // throttle.h), and a long GEMM on a 700 W H200 holds 1550-1750 MHz of its 1980: the fit prices
+  // the point at this clock (kernel_fit.h), so its efficiencies are at the datasheet's clock.
+  double sm_clock_hz = 0.0;
   std::map<std::string, double> shape;  // the quantities coverage tracks (m, n, k, batch, seq_kv, bytes, ...)
 };
 

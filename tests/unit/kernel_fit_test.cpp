@@ -355,3 +355,37 @@ TEST_CASE("a harness MoE group is predicted as its loop of launches on one strea
   four_streams.streams = 0.0;  // the model's grouped_gemm_streams
   CHECK(predict_kernel(four_streams, gpu, params) < predict_kernel(group, gpu, params));
 }
+
+TEST_CASE("a point is priced at the SM clock it was measured at: compute and SM byte rates scale with it, HBM does not") {
+  // H100 datasheet peaks hold at sm_clock_hz = 989.4e12 / (132 x 4096) = 1.83 GHz; a GEMM timed at
+  // half that clock runs its tensor cores at half the rate, a copy keeps its HBM bandwidth.
+  const GpuSpec gpu = h100();
+  const CostParameters params;
+  const double datasheet_clock = sm_clock_hz(gpu);
+  REQUIRE(datasheet_clock == doctest::Approx(1.83e9).epsilon(0.001));
+  KernelPoint gemm = gemm_kernel_point(DataType::bf16, 8192, 8192, 8192, 1.0, 0.0, 2.0, "gemm");
+  gemm.cold = false;
+  const double at_datasheet = predict_kernel(gemm, gpu, params);
+  KernelPoint slow = gemm;
+  slow.sm_clock_hz = datasheet_clock / 2.0;
+  const double gap = params.kernel_gap_s;
+  CHECK(predict_kernel(slow, gpu, params) - gap == doctest::Approx(2.0 * (at_datasheet - gap)).epsilon(1e-9));
+  KernelPoint unknown = gemm;
+  unknown.sm_clock_hz = 0.0;  // not measured: the datasheet clock
+  CHECK(predict_kernel(unknown, gpu, params) == doctest::Approx(at_datasheet));
+
+  KernelPoint copy = memory_point(4.0 * 1024 * 1024 * 1024, "memory");
+  copy.cold = false;
+  const double copy_time = predict_kernel(copy, gpu, params);
+  copy.sm_clock_hz = datasheet_clock / 2.0;
+  CHECK(predict_kernel(copy, gpu, params) == doctest::Approx(copy_time));
+
+  // An elementwise kernel bound by the SMs' byte rate (bytes per SM per clock) slows with the clock.
+  KernelPoint elementwise = memory_point(1.0 * 1024 * 1024 * 1024, "elementwise");
+  elementwise.cold = false;
+  CostParameters sm_bound = params;
+  sm_bound.elementwise_bytes_per_sm_clock = 1.0;  // far below HBM: the SMs bind
+  const double fast = predict_kernel(elementwise, gpu, sm_bound) - gap;
+  elementwise.sm_clock_hz = datasheet_clock / 2.0;
+  CHECK(predict_kernel(elementwise, gpu, sm_bound) - gap == doctest::Approx(2.0 * fast).epsilon(1e-9));
+}
