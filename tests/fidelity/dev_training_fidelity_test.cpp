@@ -97,6 +97,33 @@
 // (72 unfused, 31 with --moe-router-fusion, 17 for router and preprocess with DeepEP: NVIDIA/
 // Megatron-LM docs/discussions/deepseek-v3-gb200-optimization/deepseek-v3-gb200-optimization.md
 // @1d9edcf8, Sec. 2.1.4 and 2.2.1, DeepSeek-V3) as host launches would contradict it there.
+// (3) Megatron-Bridge files the software these two rows ran as a regression: issue #1998
+// ("[Regression] Low QWEN3 30B B200 and H100 performance with dropless", 2026-01-20) reports the
+// 25.11 dropless runs of Qwen3-30B-A3B on H100 and B200 twice as slow as 25.09's token-drop runs,
+// with a fix targeted at 26.02. The model's 11.5 s for the 25.11 row is 2.15x under its 24.8 s,
+// about the factor the issue names. No constant is fitted to close that gap: the rows stay in the
+// guard as measured, a record of a software defect rather than of the hardware.
+// Two more rows whose software Megatron-Bridge's tracker describes (sources only; nothing changed):
+// B200 Qwen3-235B-A22B MXFP8 25.11 (-21.7%, PP 8, vpp 2): pull request #1760 (2025-12-17; issue
+// #1705 classifies it as a recipe problem) reports that B200 MXFP8 recipe at 20.1 s per step and
+// at 16.9 s once moe_a2a_overlap ("CPU overhead") and virtual pipelining are turned off. The row's
+// 20.05 s is the first figure; the model, mapped without the overlap (no matching recipe), gives
+// 15.7 s, 7% under the second. What the combined 1F1B costs the host is not priced. Under
+// ep_comm_overlap the all-to-all dispatcher's token-count sync (token_dispatch opens with
+// _maybe_dtoh_and_synchronize("before_ep_alltoall"), megatron/core/transformer/moe/
+// token_dispatcher.py; the dispatch node is issued after the paired backward's combine) stops the
+// host in the middle of the paired backward ("A host sync serializes the schedule regardless of
+// which dispatcher backend caused it", NVIDIA/Megatron-LM docs/user-guide/features/
+// moe_a2a_overlap.md @fc81b209, "Troubleshooting"), so that backward's launches join the forward's
+// host-bound stretch. Launches alone do not give the PR's slowdown: on this row the backward's GPU
+// time exceeds its launches' host time (12 us x 2.69 each), so the shared stretch is less
+// host-bound than the forward's alone, and the overhead the PR names is the schedule's own per-node
+// host work, for which no figure is published. On this set's H100 overlap rows the forward waits
+// 5 us for the host per layer.
+// B200 Qwen3-30B-A3B 25.11 (-15.5%, micro-batch 1): pull request #2499 (2026-02-23) says the B200
+// config of that period ran the all-to-all dispatcher (flex hard-coded off), left the micro-batch
+// unset and had no attention CUDA graph, which is the scenario the mapping writes; its fixed
+// config (HybridEP, micro-batch 4) is another workload.
 //
 // Memory: seven rows that ran were predicted not to fit. Transformer Engine keeps a quantized
 // GEMM's input for the weight gradient as its FP8/MXFP8 copy (model/activation_memory.h
