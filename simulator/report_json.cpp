@@ -26,15 +26,6 @@ ordered_json memory_json(const MemoryBreakdown& m) {
   return j;
 }
 
-const char* recompute_name(Recompute r) {
-  switch (r) {
-    case Recompute::none: return "none";
-    case Recompute::selective: return "selective";
-    case Recompute::full: return "full";
-  }
-  return "?";
-}
-
 }  // namespace
 
 std::string training_report_json(const Scenario& scenario, const TrainingPrediction& p) {
@@ -77,7 +68,7 @@ std::string training_report_json(const Scenario& scenario, const TrainingPredict
                    {"sequence_parallel", par.sequence_parallel},
                    {"zero", par.zero},
                    {"schedule", std::string(enum_name(par.schedule))},
-                   {"recompute", recompute_name(par.recompute)}};
+                   {"recompute", std::string(enum_name(par.recompute))}};
   if (par.recompute == Recompute::selective && !par.recompute_modules.is_default()) {
     ordered_json modules = ordered_json::array();
     for (const auto& [m, name] : EnumTable<RecomputeModule>::values) {
