@@ -15,7 +15,9 @@ tests/fixtures/reference/published_memory.yaml maps torchtitan's published runs)
   FSDP2     fully_shard per block and at the root on one rank, MixedPrecisionPolicy(param_dtype
             bf16, reduce_dtype fp32): FP32 parameters, gradients and AdamW moments, BF16 compute
   step      clip_grad_norm_(max_norm 1.0, foreach), AdamW(lr 8e-4, foreach), zero_grad
-  AC        none, or full: every block wrapped in non-reentrant checkpointing
+  AC        none; full: every block wrapped in non-reentrant checkpointing; selective_op:
+            torchtitan's per-op policy (every matmul output but every second one, SDPA and max kept)
+  compile   (runs that say so) torch.compile(fullgraph=True) on each block, as torchtitan does
 Timing: torch.cuda.synchronize() around each step, warm-up steps, then the median of the timed
 steps; peak memory is torch.cuda.max_memory_reserved / allocated over the timed steps.
 
@@ -24,6 +26,7 @@ Each configuration runs in its own try block: one failure is recorded and the re
 """
 import argparse
 import datetime
+import gc
 import json
 import math
 import os
@@ -38,12 +41,24 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-# Llama 3 8B (Llama 3 paper Table 3; scenarios/catalog/models.yaml llama3-8b).
-DIM, HEADS, KV_HEADS, FFN, VOCAB, ROPE_THETA, NORM_EPS = 4096, 32, 8, 14336, 128256, 500000.0, 1e-5
+# Llama 3 8B and 70B (Llama 3 paper Table 3; scenarios/catalog/models.yaml llama3-8b, llama3-70b).
+SHAPES = {
+    "llama3-8b": {"dim": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336},
+    "llama3-70b": {"dim": 8192, "heads": 64, "kv_heads": 8, "ffn": 28672},
+}
+VOCAB, ROPE_THETA, NORM_EPS = 128256, 500000.0, 1e-5
+DIM, HEADS, KV_HEADS, FFN = 4096, 32, 8, 14336  # set per run by use_shapes()
+
+
+def use_shapes(model):
+    global DIM, HEADS, KV_HEADS, FFN
+    d = SHAPES[model]
+    DIM, HEADS, KV_HEADS, FFN = d["dim"], d["heads"], d["kv_heads"], d["ffn"]
+
 
 
 class RMSNorm(nn.Module):
-    def __init__(self, dim, eps=NORM_EPS):
+    def __init__(self, dim, eps=1e-5):
         super().__init__()
         self.eps = eps
         self.weight = nn.Parameter(torch.ones(dim))
@@ -124,21 +139,46 @@ class Block(nn.Module):
         return h + self.feed_forward(self.ffn_norm(h))
 
 
+# torchtitan's per-op selective checkpointing (activation_checkpoint.mode selective, option op;
+# torchtitan/models/llama/parallelize_llama.py of late 2024): keep the outputs of every matmul
+# but every second one, of flash/efficient SDPA and of max; recompute everything else.
+def op_sac_context():
+    from collections import defaultdict
+    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+    save = {torch.ops.aten.mm.default, torch.ops.aten._scaled_dot_product_efficient_attention.default,
+            torch.ops.aten._scaled_dot_product_flash_attention.default, torch.ops.aten.max.default}
+    meta = defaultdict(int)
+
+    def policy(ctx, func, *args, **kwargs):
+        key = f"{'recompute' if ctx.is_recompute else 'forward'}_mm_count"
+        if func == torch.ops.aten.mm.default:
+            meta[key] += 1
+        keep = func in save and not (func == torch.ops.aten.mm.default and meta[key] % 2 == 0)
+        return CheckpointPolicy.MUST_SAVE if keep else CheckpointPolicy.PREFER_RECOMPUTE
+
+    return create_selective_checkpoint_contexts(policy)
+
+
 class Checkpointed(nn.Module):
-    def __init__(self, block):
+    def __init__(self, block, selective_op=False):
         super().__init__()
         self.block = block
+        self.selective_op = selective_op
 
     def forward(self, x, freqs_cis):
+        if self.selective_op:
+            return torch.utils.checkpoint.checkpoint(self.block, x, freqs_cis, use_reentrant=False,
+                                                     preserve_rng_state=False, context_fn=op_sac_context)
         return torch.utils.checkpoint.checkpoint(self.block, x, freqs_cis, use_reentrant=False, preserve_rng_state=False)
 
 
 class Transformer(nn.Module):
-    def __init__(self, layers, seq_len, full_ac):
+    def __init__(self, layers, seq_len, ac):
         super().__init__()
         self.tok_embeddings = nn.Embedding(VOCAB, DIM)
         self.register_buffer("freqs_cis", precompute_freqs_cis(DIM // HEADS, seq_len, ROPE_THETA), persistent=False)
-        self.layers = nn.ModuleList([Checkpointed(Block()) if full_ac else Block() for _ in range(layers)])
+        wrap = {"none": lambda b: b, "full": Checkpointed, "selective_op": lambda b: Checkpointed(b, selective_op=True)}[ac]
+        self.layers = nn.ModuleList([wrap(Block()) for _ in range(layers)])
         self.norm = RMSNorm(DIM)
         self.output = nn.Linear(DIM, VOCAB, bias=False)
 
@@ -176,10 +216,15 @@ def backend_context(name):
 def run_config(cfg, warmup, steps):
     from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
     torch.manual_seed(0)
+    use_shapes(cfg.get("model", "llama3-8b"))
     ensure_process_group()
     with torch.device("cuda"):
-        model = Transformer(cfg["layers"], cfg["seq_len"], cfg["ac"] == "full")
+        model = Transformer(cfg["layers"], cfg["seq_len"], cfg["ac"])
     init_weights(model)
+    if cfg.get("compile"):
+        # torchtitan compiles each TransformerBlock (after AC wrapping), fullgraph.
+        for i, block in enumerate(model.layers):
+            model.layers[i] = torch.compile(block, fullgraph=True)
     mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
     for layer in model.layers:
         fully_shard(layer, mp_policy=mp, reshard_after_forward=True)
@@ -221,7 +266,8 @@ def run_config(cfg, warmup, steps):
         "max_memory_allocated_bytes": torch.cuda.max_memory_allocated(),
         "final_loss": float(loss.item()),
     })
-    del model, optimizer
+    del model, optimizer, step, tokens, labels, loss
+    gc.collect()  # FSDP2's hooks hold reference cycles: free the model before the next run's peaks
     torch.cuda.empty_cache()
     return out
 
@@ -241,6 +287,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="one small configuration, 2 timed steps")
+    ap.add_argument("--set", default="first", choices=["first", "second"],
+                    help="first: the 2026-12-01 set; second: 70B shapes, per-op SAC, torch.compile, long sequences")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("no CUDA device visible: nothing measured", file=sys.stderr)
@@ -254,6 +302,17 @@ def main():
         {"id": "l16-s8192-b1-fullac-flash", "layers": 16, "seq_len": 8192, "micro_batch": 1, "ac": "full", "attention": "flash"},
         {"id": "l4-s16384-b1-fullac-flash", "layers": 4, "seq_len": 16384, "micro_batch": 1, "ac": "full", "attention": "flash"},
     ]
+    if args.set == "second":
+        configs = [
+            # the first set's first run again: run-to-run reproducibility
+            {"id": "l8-s8192-b1-noac-flash", "layers": 8, "seq_len": 8192, "micro_batch": 1, "ac": "none", "attention": "flash"},
+            {"id": "l8-s8192-b1-sacop-flash", "layers": 8, "seq_len": 8192, "micro_batch": 1, "ac": "selective_op", "attention": "flash"},
+            {"id": "70b-l2-s8192-b1-noac-flash", "model": "llama3-70b", "layers": 2, "seq_len": 8192, "micro_batch": 1, "ac": "none", "attention": "flash"},
+            {"id": "70b-l2-s4096-b2-fullac-cudnn", "model": "llama3-70b", "layers": 2, "seq_len": 4096, "micro_batch": 2, "ac": "full", "attention": "cudnn"},
+            {"id": "l4-s32768-b1-fullac-flash", "layers": 4, "seq_len": 32768, "micro_batch": 1, "ac": "full", "attention": "flash"},
+            {"id": "l8-s2048-b4-noac-cudnn", "layers": 8, "seq_len": 2048, "micro_batch": 4, "ac": "none", "attention": "cudnn"},
+            {"id": "l8-s8192-b1-noac-flash-compiled", "layers": 8, "seq_len": 8192, "micro_batch": 1, "ac": "none", "attention": "flash", "compile": True},
+        ]
     warmup, steps = args.warmup, args.steps
     if args.quick:
         configs = [{"id": "l2-s2048-b1-noac-flash", "layers": 2, "seq_len": 2048, "micro_batch": 1, "ac": "none", "attention": "flash"}]
@@ -277,7 +336,9 @@ def main():
             "nccl": ".".join(str(v) for v in torch.cuda.nccl.version()),
             "warmup_steps": warmup,
             "timed_steps": steps,
-            "model": "Llama 3 8B shapes (dim 4096, 32/8 heads, ffn 14336, vocab 128256) with `layers` blocks",
+            "model": "Llama 3 8B shapes (dim 4096, 32/8 heads, ffn 14336, vocab 128256), or 70B's where a run names "
+                     "model llama3-70b (dim 8192, 64/8 heads, ffn 28672), with `layers` blocks",
+            "set": args.set,
         },
         "runs": [],
         "failed": [],
