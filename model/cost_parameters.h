@@ -166,7 +166,14 @@ struct CostParameters : NamedConstants<CostParameters> {
   // through torch SDPA on an H200, bf16, d=128, causal, (b, heads, s) = (1, 16, 4096),
   // (1, 32, 4096), (4, 16, 2048): forward 0.37, 0.49, 0.41; backward 0.31, 0.38, 0.29 of 989
   // (measured/h200_torch_kernels_2026-11-29.json; the flash-attn-2 backend reached only
-  // 0.20-0.23 / 0.17-0.21 there).
+  // 0.20-0.23 / 0.17-0.21 there). These are small calls: at training shapes (b x h >= 16,
+  // seq 2K-32K) cuDNN 9.14's kernel runs at 0.58 / 0.44 (the harness's device-timed points of
+  // scenarios/calibration/h200-sxm-141gb/run-084f22936c86, scripts/fit_flash_etas.py), and torch
+  // SDPA's cuDNN backend at 0.54-0.66 / 0.39-0.54 (measured/h200_sdpa_backends_2026-12-01.json).
+  // Kept at 0.42 / 0.33 because whole training steps do not follow the kernel: at 0.57 / 0.44 (and
+  // Blackwell's ratio on top) the development-set guard goes 19.0% -> 21.7%, torchtitan's rows
+  // -8..-23% -> -8..-40%, while long-context Blackwell rows improve; the script records the figures
+  // and the sources on which kernel each release ran (cuDNN on Hopper since Transformer Engine 1.2).
   double flash_fwd_eta_hopper = 0.42;
   double flash_bwd_eta_hopper = 0.33;
   // Blackwell: the Hopper etas scaled by how cuDNN's fused attention on a GB200 compares with an
@@ -190,8 +197,15 @@ struct CostParameters : NamedConstants<CostParameters> {
   // cross-checks (tests/fixtures/reference/flash2_hopper.yaml): FlashAttention-3's Fig. 5-6 put
   // FA2 over cuDNN at 0.62 forward (causal, d=128) and 0.64 backward (non-causal, d=128) on an H100
   // SXM5 with the mid-2024 cuDNN; TritonBench put SDPA's flash path at 0.52 of cuDNN 9.1's forward
-  // (pytorch/pytorch issue #142132). On Ampere and Ada the etas above already describe
-  // FlashAttention-2 (ratio 1); Blackwell and CDNA3 have no FlashAttention-2 figure
+  // (pytorch/pytorch issue #142132). Device-timed at training shapes (b, h, s) = (8, 32, 2K) ...
+  // (1, 32, 32K), (1, 64, 8K): 0.54 forward, 0.565 backward (0.50-0.59, no trend with length, as
+  // the FA3 paper's 0.61-0.63; measured/h200_sdpa_backends_2026-12-01.json,
+  // scripts/measure_sdpa_backends.py). op_time prices flash2 with FlashAttention-2's CTA split over
+  // these small reference shapes (model/op_time.h kFlash2HopperSchedule) on top of the flat best
+  // eta, i.e. 0.511 x 1.2-1.45 = 0.62-0.74 of best at training shapes; that matches whole steps
+  // (tests/fidelity/h200_training_step_test.cpp) while best itself is priced below its kernel (see
+  // flash_fwd_eta_hopper), so the two move together. On Ampere and Ada the etas above already
+  // describe FlashAttention-2 (ratio 1); Blackwell and CDNA3 have no FlashAttention-2 figure
   // (flash2_priced()), so scenarios asking for it there are rejected.
   double flash2_fwd_ratio_hopper = 0.511;
   double flash2_bwd_ratio_hopper = 0.556;
