@@ -79,6 +79,17 @@ constexpr bool is_flex_dispatcher(ExpertDispatcher d) { return d != ExpertDispat
 //               cutedsl_fused_grouped_mlp)
 enum class MoeGroupedGemm { per_expert, grouped };
 
+// Which ZeRO-3 / FSDP implementation shards the parameters (parallel.fsdp; zero 3 only).
+// megatron: the parameters and gradients live in the buffers the collectives use (Megatron-Core's
+//   distributed optimizer and Megatron-FSDP): no copy around a gather or a reduce-scatter.
+// fsdp2: PyTorch's fully_shard (torchtitan, NeMo AutoModel), which copies around every collective
+//   (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py): before each all-gather the
+//   sharded parameters are cast to param_dtype into a flat buffer and copied into the all-gather
+//   input; after it each unsharded parameter is copied out of the output (split_with_sizes_copy);
+//   before each reduce-scatter the unsharded gradients are chunk-cat into the reduce-dtype input;
+//   on one rank the reduce-scatter is a copy of that input. Priced by simulator/layer_kernels.cpp.
+enum class FsdpImplementation { megatron, fsdp2 };
+
 // Whether `recompute` with `modules` recomputes `module` (the modules act only under selective).
 constexpr bool recomputes_module(Recompute recompute, RecomputeModules modules, RecomputeModule module) {
   return recompute == Recompute::selective && modules.has(module);
@@ -115,6 +126,7 @@ struct ParallelConfig {
   ContextParallelKind cp_kind = ContextParallelKind::ring;
   ExpertDispatcher ep_dispatcher = ExpertDispatcher::alltoall;
   MoeGroupedGemm moe_grouped_gemm = MoeGroupedGemm::per_expert;
+  FsdpImplementation fsdp = FsdpImplementation::megatron;
 
   // Overlap switches (Megatron-Core flag names in comments); the defaults are Megatron's
   // recommended production settings.

@@ -134,10 +134,14 @@ std::vector<Group> groups() {
                         recompute_modules_text(y.parallel.recompute_modules));
                  return p;
                }});
-  g.push_back({"ZeRO", [](Scenario& d, const Scenario& b) { d.parallel.zero = b.parallel.zero; },
+  g.push_back({"ZeRO", [](Scenario& d, const Scenario& b) {
+                 d.parallel.zero = b.parallel.zero;
+                 d.parallel.fsdp = b.parallel.fsdp;
+               },
                [](const Scenario& x, const Scenario& y) {
                  std::vector<std::string> p;
                  change(p, "zero", x.parallel.zero, y.parallel.zero);
+                 change(p, "fsdp", enum_name(x.parallel.fsdp), enum_name(y.parallel.fsdp));
                  return p;
                }});
   g.push_back({"sequence parallelism",

@@ -77,6 +77,12 @@ struct EnumTable<ExpertDispatcher> {
 };
 
 template <>
+struct EnumTable<FsdpImplementation> {
+  static constexpr std::array values = {std::pair{FsdpImplementation::megatron, std::string_view("megatron")},
+                                        std::pair{FsdpImplementation::fsdp2, std::string_view("fsdp2")}};
+};
+
+template <>
 struct EnumTable<MoeGroupedGemm> {
   static constexpr std::array values = {std::pair{MoeGroupedGemm::per_expert, std::string_view("per_expert")},
                                         std::pair{MoeGroupedGemm::grouped, std::string_view("grouped")}};

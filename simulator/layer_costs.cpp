@@ -251,7 +251,9 @@ bool same_layer_cost_inputs(const LayerCostInputs& a, const LayerCostInputs& b) 
          *a.shape == *b.shape &&
          (!zero3 || (a.dp_group == b.dp_group && a.layer_parameters_per_rank == b.layer_parameters_per_rank &&
                      a.parameter_bytes == b.parameter_bytes && a.gather_bytes_per_parameter == b.gather_bytes_per_parameter &&
-                     a.gradient_bytes == b.gradient_bytes && a.parameter_format == b.parameter_format));
+                     a.gradient_bytes == b.gradient_bytes && a.parameter_format == b.parameter_format &&
+                     a.fsdp == b.fsdp && a.root_embedding_parameters == b.root_embedding_parameters &&
+                     a.root_output_parameters == b.root_output_parameters));
 }
 
 }  // namespace stepcast

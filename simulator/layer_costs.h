@@ -89,6 +89,12 @@ struct LayerCostInputs {
   double gather_bytes_per_parameter = 2.0; // what a ZeRO-3 gather moves (FP8 with FP8 parameters)
   double gradient_bytes = 4.0;             // bytes per gradient element reduced
   DataType parameter_format = DataType::bf16;
+  // ZeRO-3's implementation (model/parallel.h): FSDP2 copies around each gather and reduce-scatter
+  // of the layers and of the root module, whose parameters per rank are these (embedding and final
+  // norm; output layer), set by the predictor for the stages that hold them.
+  FsdpImplementation fsdp = FsdpImplementation::megatron;
+  double root_embedding_parameters = 0.0;
+  double root_output_parameters = 0.0;
 };
 
 LayerCosts layer_costs(const LayerCostInputs& in);

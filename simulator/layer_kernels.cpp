@@ -1,8 +1,10 @@
 #include "simulator/layer_kernels.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "model/layer_ops.h"
+#include "model/op_builders.h"
 #include "model/op_checkpoint.h"
 #include "model/moe_ops.h"
 
@@ -108,6 +110,36 @@ void append_unbounded(KernelPass& pass, const Op& op, const LayerCostInputs& in)
   pass.timings[static_cast<std::size_t>(i)] = op_timing(op, *in.gpu, *in.params);
 }
 
+// PyTorch FSDP2's copies (parallel.fsdp: fsdp2; torch/distributed/fsdp/_fully_shard/
+// _fsdp_collectives.py @010ae4a8), memory-bound kernels on the compute path, for `parameters`
+// unsharded elements over a data-parallel group of N ranks:
+//   around an all-gather: the rank's 1/N shard cast from its stored format (parameter_bytes) to
+//     param_dtype (the gathered format) into a flat buffer (_get_param_all_gather_inputs' foreach
+//     copy), that buffer copied into the all-gather input (all_gather_copy_in), and every unsharded
+//     parameter copied out of the output (split_with_sizes_copy): (p + g)/N + 2g/N + 2g bytes;
+//   around a reduce-scatter: the unsharded gradients, in param_dtype as autograd computed them,
+//     chunk-cat into the reduce-dtype input (g + r bytes); on one rank foreach_reduce copies that
+//     input to the output instead of a collective (2r more).
+bool fsdp2(const LayerCostInputs& in) { return in.zero >= 3 && in.fsdp == FsdpImplementation::fsdp2; }
+
+Op fsdp2_gather_copies(double parameters, const LayerCostInputs& in) {
+  const double ranks = std::max(1, in.dp_group.size);
+  const double p = in.parameter_bytes;
+  const double g = in.gather_bytes_per_parameter;
+  Op op = ops::data_movement_op("fsdp2.all_gather_copies", parameters * ((p + g) / ranks + 2.0 * g / ranks + 2.0 * g));
+  op.launches = 3.0;
+  return op;
+}
+
+Op fsdp2_reduce_copies(double parameters, const LayerCostInputs& in) {
+  const double g = in.gather_bytes_per_parameter;
+  const double r = in.gradient_bytes;
+  const bool one_rank = in.dp_group.size <= 1;
+  Op op = ops::data_movement_op("fsdp2.reduce_scatter_copies", parameters * ((g + r) + (one_rank ? 2.0 * r : 0.0)));
+  op.launches = one_rank ? 2.0 : 1.0;
+  return op;
+}
+
 }  // namespace
 
 LayerKernels layer_kernels(const LayerCostInputs& in) {
@@ -138,13 +170,35 @@ LayerKernels layer_kernels(const LayerCostInputs& in) {
     append_unbounded(k.forward, cast, in);
     append_unbounded(k.backward, cast, in);
   }
+  // FSDP2 gathers a layer before its forward and again before its backward (torchtitan's
+  // reshard_after_forward for every block; a recomputed forward runs inside the backward's
+  // gather), and reduce-scatters its gradients after the backward.
+  if (fsdp2(in)) {
+    append_unbounded(k.forward, fsdp2_gather_copies(in.layer_parameters_per_rank, in), in);
+    append_unbounded(k.backward, fsdp2_gather_copies(in.layer_parameters_per_rank, in), in);
+    append_unbounded(k.backward, fsdp2_reduce_copies(in.layer_parameters_per_rank, in), in);
+  }
   return k;
 }
 
 EmbeddingOutputKernels embedding_output_kernels(const LayerCostInputs& in) {
   const LayerShape& s = *in.shape;
-  return {training_kernels(embedding_forward_ops(s), in), training_kernels(embedding_backward_ops(s), in),
-          training_kernels(output_forward_ops(s), in), training_kernels(output_backward_ops(s), in)};
+  EmbeddingOutputKernels k{training_kernels(embedding_forward_ops(s), in), training_kernels(embedding_backward_ops(s), in),
+                           training_kernels(output_forward_ops(s), in), training_kernels(output_backward_ops(s), in)};
+  // FSDP2's root module stays gathered from its forward to the end of the backward (training_
+  // predictor.cpp, zero3_root): one gather's copies with the first op that reads it, one
+  // reduce-scatter's with the last backward.
+  if (fsdp2(in)) {
+    if (in.root_embedding_parameters > 0.0) {
+      append_unbounded(k.embedding_forward, fsdp2_gather_copies(in.root_embedding_parameters, in), in);
+      append_unbounded(k.embedding_backward, fsdp2_reduce_copies(in.root_embedding_parameters, in), in);
+    }
+    if (in.root_output_parameters > 0.0) {
+      append_unbounded(k.output_forward, fsdp2_gather_copies(in.root_output_parameters, in), in);
+      append_unbounded(k.output_backward, fsdp2_reduce_copies(in.root_output_parameters, in), in);
+    }
+  }
+  return k;
 }
 
 }  // namespace stepcast

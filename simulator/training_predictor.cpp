@@ -275,6 +275,12 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   cost_inputs.cp_group = plan.groups.cp;
   cost_inputs.cp_ring_hop = plan.groups.cp_ring_hop;
   cost_inputs.ep_comm_overlap = par.ep_comm_overlap;
+  cost_inputs.fsdp = par.fsdp;
+  // FSDP2's root module (the embedding; the output layer, with the embedding's copy a tied model
+  // keeps on the last stage): its copies ride on the embedding's and the output layer's passes.
+  cost_inputs.root_embedding_parameters = embedding_parameters(model) / tp;
+  cost_inputs.root_output_parameters =
+      output_layer_parameters(model) / tp + (model.tied_embeddings && pp > 1 ? embedding_parameters(model) / tp : 0.0);
   // parallel.recompute_layers: full recomputation of a share of each chunk's layers; the layer
   // passes are averaged over the stage's recomputed and kept layers.
   const double recomputed = recomputed_layer_fraction(par, model.layers);
