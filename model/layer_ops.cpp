@@ -438,6 +438,17 @@ OpList layer_forward_ops(const LayerShape& s) {
   return ops;
 }
 
+OpList early_stop_recompute_forward_ops(const LayerShape& s) {
+  const OpList forward = layer_forward_ops(s);
+  if (s.moe_layer || s.dropout) return forward;
+  const int n = forward.size();
+  // The tail layer_forward_ops writes for a dense layer: ..., fc2, then the residual add.
+  if (n < 2 || forward[n - 1].name != "bias_dropout_add" || forward[n - 2].name != "fc2") return forward;
+  OpList replay;
+  for (int i = 0; i < n - 2; ++i) replay.push(forward[i]);
+  return replay;
+}
+
 OpList layer_backward_ops(const LayerShape& s) {
   OpList ops;
   const double T = s.tokens();

@@ -55,6 +55,14 @@ double backward_cast_bytes(const LayerShape& s, double outputs, double inputs);
 Op weight_quantize_op(const LayerShape& shape, double parameters);
 
 OpList layer_forward_ops(const LayerShape& shape);
+// The forward torch.utils.checkpoint replays under full recomputation without reentrancy
+// (parallel.checkpoint: pytorch), which stops once every tensor the backward saved is rebuilt:
+// a dense layer without dropout ends with fc2, whose output nothing saves (its backward keeps its
+// input and weight), and the residual add, which saves nothing, so the replay stops after the
+// activation that feeds fc2. With dropout the mask is saved, so fc2 and the dropout run again; MoE
+// layers end in the experts' combine, whose saved tensors this does not trace: both replay the
+// whole forward.
+OpList early_stop_recompute_forward_ops(const LayerShape& shape);
 OpList layer_backward_ops(const LayerShape& shape);
 // What selective recomputation re-runs before the backward pass: the attention core only
 // (Korthikanti et al. 2022, Sec. 5).

@@ -90,6 +90,16 @@ enum class MoeGroupedGemm { per_expert, grouped };
 //   on one rank the reduce-scatter is a copy of that input. Priced by simulator/layer_kernels.cpp.
 enum class FsdpImplementation { megatron, fsdp2 };
 
+// How full recomputation re-runs a layer's forward (parallel.checkpoint; recompute: full).
+// megatron: Megatron-Core's CheckpointFunction (megatron/core/tensor_parallel/random.py), a
+//   reentrant autograd function: the layer's whole forward runs again before its backward.
+// pytorch: torch.utils.checkpoint without reentrancy (use_reentrant=False; torchtitan's
+//   ptd_checkpoint_wrapper, NeMo AutoModel), which by default stops the replay as soon as every
+//   tensor the backward saved is rebuilt (torch.utils.checkpoint set_checkpoint_early_stop, on by
+//   default): the ops after the last one that produces a saved tensor do not run again
+//   (model/layer_ops.h early_stop_recompute_forward_ops).
+enum class CheckpointImplementation { megatron, pytorch };
+
 // Whether `recompute` with `modules` recomputes `module` (the modules act only under selective).
 constexpr bool recomputes_module(Recompute recompute, RecomputeModules modules, RecomputeModule module) {
   return recompute == Recompute::selective && modules.has(module);
@@ -127,6 +137,7 @@ struct ParallelConfig {
   ExpertDispatcher ep_dispatcher = ExpertDispatcher::alltoall;
   MoeGroupedGemm moe_grouped_gemm = MoeGroupedGemm::per_expert;
   FsdpImplementation fsdp = FsdpImplementation::megatron;
+  CheckpointImplementation checkpoint = CheckpointImplementation::megatron;
 
   // Overlap switches (Megatron-Core flag names in comments); the defaults are Megatron's
   // recommended production settings.

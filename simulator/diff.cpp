@@ -126,10 +126,12 @@ std::vector<Group> groups() {
                [](Scenario& d, const Scenario& b) {
                  d.parallel.recompute = b.parallel.recompute;
                  d.parallel.recompute_modules = b.parallel.recompute_modules;
+                 d.parallel.checkpoint = b.parallel.checkpoint;
                },
                [](const Scenario& x, const Scenario& y) {
                  std::vector<std::string> p;
                  change(p, "recompute", enum_name(x.parallel.recompute), enum_name(y.parallel.recompute));
+                 change(p, "checkpoint", enum_name(x.parallel.checkpoint), enum_name(y.parallel.checkpoint));
                  change(p, "recompute_modules", recompute_modules_text(x.parallel.recompute_modules),
                         recompute_modules_text(y.parallel.recompute_modules));
                  return p;

@@ -77,6 +77,12 @@ struct EnumTable<ExpertDispatcher> {
 };
 
 template <>
+struct EnumTable<CheckpointImplementation> {
+  static constexpr std::array values = {std::pair{CheckpointImplementation::megatron, std::string_view("megatron")},
+                                        std::pair{CheckpointImplementation::pytorch, std::string_view("pytorch")}};
+};
+
+template <>
 struct EnumTable<FsdpImplementation> {
   static constexpr std::array values = {std::pair{FsdpImplementation::megatron, std::string_view("megatron")},
                                         std::pair{FsdpImplementation::fsdp2, std::string_view("fsdp2")}};

@@ -93,6 +93,7 @@ struct LayerCostInputs {
   // of the layers and of the root module, whose parameters per rank are these (embedding and final
   // norm; output layer), set by the predictor for the stages that hold them.
   FsdpImplementation fsdp = FsdpImplementation::megatron;
+  CheckpointImplementation checkpoint = CheckpointImplementation::megatron;  // recompute: full's replay
   double root_embedding_parameters = 0.0;
   double root_output_parameters = 0.0;
 };

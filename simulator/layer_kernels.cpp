@@ -155,7 +155,9 @@ LayerKernels layer_kernels(const LayerCostInputs& in) {
   k.forward = training_kernels(forward, in, std::span<const std::string_view>(splits.data(), n));
   k.backward = training_kernels(layer_backward_ops(s), in);
   if (in.recompute == Recompute::full) {
-    k.recompute = k.forward;
+    k.recompute = in.checkpoint == CheckpointImplementation::pytorch
+                      ? training_kernels(early_stop_recompute_forward_ops(s), in)
+                      : k.forward;
   } else if (in.recompute == Recompute::selective) {
     k.recompute = training_kernels(selective_recompute_forward_ops(s, in.recompute_modules), in);
   } else if (in.recompute == Recompute::selective_op) {

@@ -580,7 +580,7 @@ std::optional<InferenceWorkload> read_inference(Reader& ctx, const YamlValue& v)
 std::optional<ParallelConfig> read_parallel(Reader& ctx, const YamlValue& v, bool& dp_given) {
   const MapReader r(ctx.sink, v.node, v.path, v.where,
                     {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "first_stage_layers", "last_stage_layers",
-                     "sequence_parallel", "schedule", "zero", "recompute", "recompute_layers", "recompute_modules", "offload", "activation_offload_layers", "cp_kind", "ep_dispatcher", "moe_grouped_gemm", "fsdp", "overlap_grad_reduce",
+                     "sequence_parallel", "schedule", "zero", "recompute", "recompute_layers", "recompute_modules", "offload", "activation_offload_layers", "cp_kind", "ep_dispatcher", "moe_grouped_gemm", "fsdp", "checkpoint", "overlap_grad_reduce",
                      "overlap_param_gather", "tp_comm_overlap", "ep_comm_overlap", "order"});
   if (!r.is_mapping()) return std::nullopt;
   ParallelConfig p;
@@ -623,6 +623,7 @@ std::optional<ParallelConfig> read_parallel(Reader& ctx, const YamlValue& v, boo
   if (auto x = r.enumeration<ExpertDispatcher>("ep_dispatcher")) p.ep_dispatcher = *x;
   if (auto x = r.enumeration<MoeGroupedGemm>("moe_grouped_gemm")) p.moe_grouped_gemm = *x;
   if (auto x = r.enumeration<FsdpImplementation>("fsdp")) p.fsdp = *x;
+  if (auto x = r.enumeration<CheckpointImplementation>("checkpoint")) p.checkpoint = *x;
   if (auto x = r.boolean("overlap_grad_reduce")) p.overlap_grad_reduce = *x;
   if (auto x = r.boolean("overlap_param_gather")) p.overlap_param_gather = *x;
   if (auto x = r.boolean("tp_comm_overlap")) p.tp_comm_overlap = *x;

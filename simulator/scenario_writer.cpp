@@ -269,6 +269,7 @@ void write_parallel(Writer& w, const ParallelConfig& p) {
   if (p.ep_dispatcher != ExpertDispatcher::alltoall) w.enumeration(2, "ep_dispatcher", p.ep_dispatcher);
   if (p.moe_grouped_gemm != MoeGroupedGemm::per_expert) w.enumeration(2, "moe_grouped_gemm", p.moe_grouped_gemm);
   if (p.fsdp != FsdpImplementation::megatron) w.enumeration(2, "fsdp", p.fsdp);
+  if (p.checkpoint != CheckpointImplementation::megatron) w.enumeration(2, "checkpoint", p.checkpoint);
   w.boolean(2, "overlap_grad_reduce", p.overlap_grad_reduce);
   w.boolean(2, "overlap_param_gather", p.overlap_param_gather);
   w.boolean(2, "tp_comm_overlap", p.tp_comm_overlap);

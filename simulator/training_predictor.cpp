@@ -276,6 +276,7 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   cost_inputs.cp_ring_hop = plan.groups.cp_ring_hop;
   cost_inputs.ep_comm_overlap = par.ep_comm_overlap;
   cost_inputs.fsdp = par.fsdp;
+  cost_inputs.checkpoint = par.checkpoint;
   // FSDP2's root module (the embedding; the output layer, with the embedding's copy a tied model
   // keeps on the last stage): its copies ride on the embedding's and the output layer's passes.
   cost_inputs.root_embedding_parameters = embedding_parameters(model) / tp;

@@ -142,3 +142,44 @@ TEST_CASE("a predicted step under selective_op keeps less than none and re-runs 
   CHECK(op.time.recompute.value() > 0.0);
   CHECK(op.time.recompute < full.time.recompute);
 }
+
+TEST_CASE("checkpoint: pytorch replays a dense layer up to the activation that feeds fc2 (early stop)") {
+  // torch.utils.checkpoint without reentrancy stops once every saved tensor is rebuilt: fc2's
+  // output and the residual add after it are saved by nothing.
+  const LayerShape s = shape_of(llama3_8b());
+  const OpList forward = layer_forward_ops(s);
+  const OpList replay = early_stop_recompute_forward_ops(s);
+  REQUIRE(forward.size() >= 2);
+  CHECK(replay.size() == forward.size() - 2);
+  CHECK(has_op(forward, "fc2"));
+  CHECK(!has_op(replay, "fc2"));
+  for (int i = 0; i < replay.size(); ++i) CHECK(replay[i].name == forward[i].name);
+  // With dropout the mask is saved, so fc2 and the dropout run again: the whole forward.
+  LayerShape dropout = s;
+  dropout.dropout = true;
+  CHECK(early_stop_recompute_forward_ops(dropout).size() == layer_forward_ops(dropout).size());
+
+  TrainingPredictor predictor;
+  const auto predict = [&](const char* parallel) {
+    return predictor.predict(parse_scenario(test::llama3_8b_training_document(parallel), "t.yaml"));
+  };
+  const TrainingPrediction megatron = predict("{dp: 8, recompute: full}");
+  const TrainingPrediction pytorch = predict("{dp: 8, recompute: full, checkpoint: pytorch}");
+  CHECK(pytorch.time.recompute < megatron.time.recompute);
+  CHECK(pytorch.time.recompute.value() > 0.5 * megatron.time.recompute.value());
+  CHECK(pytorch.memory.activations == megatron.memory.activations);
+}
+
+TEST_CASE("the loader reads parallel.checkpoint, needs full recomputation for pytorch, and the writer keeps it") {
+  const Scenario sc = parse_scenario(test::llama3_8b_training_document("{dp: 8, recompute: full, checkpoint: pytorch}"), "t.yaml");
+  CHECK(sc.parallel.checkpoint == CheckpointImplementation::pytorch);
+  CHECK(parse_scenario(write_scenario_yaml(sc), sc.source) == sc);
+  CHECK(write_scenario_yaml(parse_scenario(test::llama3_8b_training_document("{dp: 8, recompute: full}"), "t.yaml"))
+            .find("checkpoint:") == std::string::npos);
+  const std::string none = test::scenario_errors(test::llama3_8b_training_document("{dp: 8, checkpoint: pytorch}"));
+  CAPTURE(none);
+  CHECK(none.find("parallel.checkpoint") != std::string::npos);
+  CHECK(none.find("needs recompute: full") != std::string::npos);
+  CHECK(test::scenario_errors(test::llama3_8b_training_document("{dp: 8, zero: 3, recompute: selective_op, checkpoint: pytorch}"))
+            .empty());
+}
