@@ -9,6 +9,9 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libeigen3-dev libboost-graph-dev libtbb-dev
   qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev fonts-dejavu-core
+  # Qt6Charts' CMake package needs Qt6OpenGL's, which Debian 12 ships apart from qt6-base-dev:
+  # without it find_package(Qt6 ... Charts) fails and the GUI is silently left out of the build.
+  libqt6opengl6-dev
   doctest-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin
 )
