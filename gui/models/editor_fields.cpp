@@ -125,8 +125,19 @@ std::vector<FieldSpec> editor_fields(const Scenario& s, const Catalog& catalog) 
     f.push_back(choice("parallel.schedule", "Sc&hedule", P, q(enum_name(p.schedule)), spellings<PipelineSchedule>(),
                        "Pipeline schedule"));
     f.push_back(integer("parallel.zero", "&ZeRO stage", P, p.zero, "", "0 none, 1 optimizer states, 2 + gradients, 3 + parameters", 0, 3));
+    if (p.zero == 3) {
+      f.push_back(choice("parallel.fsdp", "FSDP implementation", P, q(enum_name(p.fsdp)), spellings<FsdpImplementation>(),
+                         "megatron: parameters and gradients live in the collectives' buffers; fsdp2: PyTorch "
+                         "fully_shard, which copies around every gather and reduce-scatter"));
+    }
     f.push_back(choice("parallel.recompute", "&Recompute", P, q(enum_name(p.recompute)), spellings<Recompute>(),
                        "Activation recomputation"));
+    if (p.recompute == Recompute::full) {
+      f.push_back(choice("parallel.checkpoint", "Checkpoint replay", P, q(enum_name(p.checkpoint)),
+                         spellings<CheckpointImplementation>(),
+                         "megatron: the whole forward runs again; pytorch: torch.utils.checkpoint stops once every "
+                         "saved tensor is rebuilt (a dense layer skips its last GEMM)"));
+    }
     f.push_back(integer("parallel.recompute_layers", "Recomputed layers", P, p.recompute_layers, "per chunk",
                         "With full recomputation: layers of each model chunk recomputed; all = every layer", 0, 1 << 16,
                         "all"));

@@ -79,6 +79,7 @@ class ModelsTest : public QObject {
   void a_serving_scenario_fills_the_inference_views_and_slo_lines();
   void the_search_ranks_layouts_marks_the_pareto_front_and_rebuilds_each_scenario();
   void a_cancelled_search_returns_marked_cancelled();
+  void the_fsdp_and_checkpoint_rows_follow_zero_and_recompute_and_price_their_choice();
 };
 
 void ModelsTest::every_model_keeps_the_item_model_contract_while_editing() {
@@ -443,3 +444,31 @@ void ModelsTest::a_cancelled_search_returns_marked_cancelled() {
 
 QTEST_GUILESS_MAIN(ModelsTest)
 #include "models_test.moc"
+
+void ModelsTest::the_fsdp_and_checkpoint_rows_follow_zero_and_recompute_and_price_their_choice() {
+  // parallel.fsdp only means something under ZeRO-3, parallel.checkpoint only under full
+  // recomputation: each row appears with its condition, and choosing the PyTorch behaviour moves
+  // the prediction the way the model prices it (FSDP2's copies cost time; the early stop saves it).
+  StaticProfileSource profiles;
+  ExplorerSession session(profiles);
+  session.open(kSmall);
+  QVERIFY(session.wait_until_idle());
+  QCOMPARE(session.editor().row_of(QStringLiteral("parallel.fsdp")), -1);
+  QCOMPARE(session.editor().row_of(QStringLiteral("parallel.checkpoint")), -1);
+  QVERIFY(session.editor().set_value(QStringLiteral("parallel.zero"), 3));
+  QVERIFY(session.editor().set_value(QStringLiteral("parallel.recompute"), QStringLiteral("full")));
+  QVERIFY(session.wait_until_idle());
+  QVERIFY2(session.analysis().predicted(), session.analysis().failure.c_str());
+  QVERIFY(session.editor().row_of(QStringLiteral("parallel.fsdp")) >= 0);
+  QVERIFY(session.editor().row_of(QStringLiteral("parallel.checkpoint")) >= 0);
+  const double in_place = session.analysis().training->step_time.value();
+  QVERIFY(session.editor().set_value(QStringLiteral("parallel.fsdp"), QStringLiteral("fsdp2")));
+  QVERIFY(session.wait_until_idle());
+  QVERIFY2(session.analysis().predicted(), session.analysis().failure.c_str());
+  const double copies = session.analysis().training->step_time.value();
+  QVERIFY(copies > in_place);
+  QVERIFY(session.editor().set_value(QStringLiteral("parallel.checkpoint"), QStringLiteral("pytorch")));
+  QVERIFY(session.wait_until_idle());
+  QVERIFY2(session.analysis().predicted(), session.analysis().failure.c_str());
+  QVERIFY(session.analysis().training->step_time.value() < copies);
+}
