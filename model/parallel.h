@@ -79,7 +79,9 @@ constexpr bool is_flex_dispatcher(ExpertDispatcher d) { return d != ExpertDispat
 //               cutedsl_fused_grouped_mlp)
 enum class MoeGroupedGemm { per_expert, grouped };
 
-// Which ZeRO-3 / FSDP implementation shards the parameters (parallel.fsdp; zero 3 only).
+// Which ZeRO-3 / FSDP implementation shards the parameters (parallel.fsdp). It describes the
+// trainer, so any ZeRO stage takes it (a sweep or --set over zero keeps the scenario valid); only
+// zero 3 gathers and so copies.
 // megatron: the parameters and gradients live in the buffers the collectives use (Megatron-Core's
 //   distributed optimizer and Megatron-FSDP): no copy around a gather or a reduce-scatter.
 // fsdp2: PyTorch's fully_shard (torchtitan, NeMo AutoModel), which copies around every collective
@@ -90,7 +92,8 @@ enum class MoeGroupedGemm { per_expert, grouped };
 //   on one rank the reduce-scatter is a copy of that input. Priced by simulator/layer_kernels.cpp.
 enum class FsdpImplementation { megatron, fsdp2 };
 
-// How full recomputation re-runs a layer's forward (parallel.checkpoint; recompute: full).
+// How full recomputation re-runs a layer's forward (parallel.checkpoint). It describes the trainer,
+// so any recompute setting takes it; only recompute: full replays whole layers.
 // megatron: Megatron-Core's CheckpointFunction (megatron/core/tensor_parallel/random.py), a
 //   reentrant autograd function: the layer's whole forward runs again before its backward.
 // pytorch: torch.utils.checkpoint without reentrancy (use_reentrant=False; torchtitan's

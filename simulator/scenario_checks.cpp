@@ -283,16 +283,6 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
                                                        ") exceeds the layers of a model chunk (" + str(per_chunk) + ")");
       }
     }
-    if (ok({"parallel.checkpoint", "parallel.recompute"}) && p.checkpoint == CheckpointImplementation::pytorch &&
-        p.recompute != Recompute::full && p.recompute != Recompute::selective_op) {
-      sink.error_at("parallel.checkpoint", "checkpoint: pytorch says how full recomputation replays a layer; it needs "
-                                           "recompute: full (selective_op is torch.utils.checkpoint already), not " +
-                                               std::string(enum_name(p.recompute)));
-    }
-    if (ok({"parallel.fsdp", "parallel.zero"}) && p.fsdp != FsdpImplementation::megatron && p.zero != 3) {
-      sink.error_at("parallel.fsdp", "fsdp: " + std::string(enum_name(p.fsdp)) + " names a ZeRO-3 / FSDP implementation; it needs zero: 3 (zero is " +
-                                         str(p.zero) + ")");
-    }
     if (ok({"parallel.activation_offload_layers", "parallel.pp", "parallel.vpp", "parallel.recompute"}) &&
         p.activation_offload_layers > 0) {
       // Megatron-Core's TransformerConfig.__post_init__ (megatron/core/transformer/transformer_config.py):

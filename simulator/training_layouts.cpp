@@ -35,6 +35,8 @@ void apply_layout(const TrainingLayout& l, Scenario& sc) {
   p.tp_comm_overlap = l.tp_comm_overlap;
   p.overlap_grad_reduce = l.overlap_grad_reduce;
   p.overlap_param_gather = l.overlap_param_gather;
+  p.fsdp = l.fsdp;
+  p.checkpoint = l.checkpoint;
   p.first_stage_layers = -1;  // layouts split the layers evenly
   p.last_stage_layers = -1;
   std::get<TrainingWorkload>(sc.workload).micro_batch = l.micro_batch;
@@ -101,6 +103,8 @@ LayoutSpace::LayoutSpace(const Scenario& base, const LayoutSpaceOptions& options
             b.sequence_parallel = {false};
             if (tp > 1 && t.seq_len % tp == 0) b.sequence_parallel.push_back(true);
             b.recompute = recompute;
+            b.fsdp = fixed.fsdp;
+            b.checkpoint = fixed.checkpoint;
             std::vector<int> zeros;
             for (int z : options.zero) {
               if (dp > 1 || z == 0) zeros.push_back(z);
@@ -151,6 +155,9 @@ TrainingLayout LayoutSpace::layout_in(const Block& b, std::uint64_t index) {
   l.overlap_param_gather = state.overlap_param_gather;
   index /= nz;
   l.recompute = b.recompute[index % nr];
+  l.fsdp = l.zero == 3 ? b.fsdp : FsdpImplementation::megatron;
+  l.checkpoint = l.recompute == Recompute::full || l.recompute == Recompute::selective_op ? b.checkpoint
+                                                                                          : CheckpointImplementation::megatron;
   index /= nr;
   l.sequence_parallel = b.sequence_parallel[index % ns];
   index /= ns;

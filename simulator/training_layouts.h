@@ -50,6 +50,11 @@ struct TrainingLayout {
   bool tp_comm_overlap = false;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
+  // The base scenario's implementations where the layout keeps what they describe (ZeRO-3 for
+  // fsdp, full recomputation or selective_op for checkpoint), Megatron-Core's elsewhere, so every
+  // layout is a scenario the loader takes.
+  FsdpImplementation fsdp = FsdpImplementation::megatron;
+  CheckpointImplementation checkpoint = CheckpointImplementation::megatron;
   bool operator==(const TrainingLayout&) const = default;
 };
 
@@ -82,6 +87,8 @@ class LayoutSpace {
       bool overlap_param_gather = true;
     };
     std::vector<State> states;
+    FsdpImplementation fsdp = FsdpImplementation::megatron;                // the base scenario's
+    CheckpointImplementation checkpoint = CheckpointImplementation::megatron;
     std::uint64_t offset = 0;  // index of its first layout
     std::uint64_t size = 0;
   };

@@ -312,3 +312,45 @@ TEST_CASE("a cancelled search returns promptly, marked cancelled") {
   CHECK(r.cancelled);
   CHECK(r.counts.timed == 0);
 }
+
+TEST_CASE("the search keeps the base's FSDP and checkpoint implementations where a layout uses them") {
+  // A torchtitan-style base (FSDP2, torch.utils.checkpoint): layouts with ZeRO-3 keep fsdp2 and
+  // those with full recomputation keep checkpoint pytorch; the others fall back to Megatron-Core's
+  // (no dead settings in the scenarios a search writes), and every layout's scenario loads back.
+  const std::string base_yaml = R"(schema_version: 1
+name: llama3-8b-8-layers-fsdp2
+model: {preset: llama3-8b, layers: 8}
+system: {preset: dgx-h100, gpus: 8}
+training: {seq_len: 4096, global_batch: 16, micro_batch: 1, kernels: eager}
+parallel: {dp: 8, zero: 3, fsdp: fsdp2, recompute: full, checkpoint: pytorch}
+precision: bf16
+)";
+  const Scenario base = parse_scenario(base_yaml, "<test>");
+  const LayoutSpace space(base);
+  REQUIRE(space.size() > 0);
+  int zero3 = 0, full = 0;
+  Scenario sc = base;
+  for (std::uint64_t i = 0; i < space.size(); ++i) {
+    const TrainingLayout l = space.at(i);
+    CHECK(l.fsdp == (l.zero == 3 ? FsdpImplementation::fsdp2 : FsdpImplementation::megatron));
+    const bool replays = l.recompute == Recompute::full || l.recompute == Recompute::selective_op;
+    CHECK(l.checkpoint == (replays ? CheckpointImplementation::pytorch : CheckpointImplementation::megatron));
+    zero3 += l.zero == 3;
+    full += l.recompute == Recompute::full;
+    apply_layout(l, sc);  // the same scenario object across layouts, as the search's workers do
+    CHECK(sc.parallel.fsdp == l.fsdp);
+    CHECK(sc.parallel.checkpoint == l.checkpoint);
+  }
+  CHECK(zero3 > 0);
+  CHECK(full > 0);
+  SearchOptions options;
+  options.threads = 2;
+  options.top = 5;
+  const SearchResult r = run_training_search(base, options);
+  REQUIRE(!r.best.empty());
+  for (const auto& c : r.best) {
+    Scenario best = base;
+    apply_layout(space.at(c.point), best);
+    CHECK(parse_scenario(write_scenario_yaml(best), best.source) == best);
+  }
+}
