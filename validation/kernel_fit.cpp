@@ -102,7 +102,7 @@ struct Role {
 struct Problem {
   const std::vector<KernelPoint>* points = nullptr;
   std::vector<Role> roles;
-  const GpuSpec* gpu = nullptr;
+  std::vector<GpuSpec> clocked;  // per point: the GPU at the clock it ran at (at_measured_clock)
 };
 
 // op_time's three limits of a point at unit constants: flops / (peak x tile/wave x depth),
@@ -127,10 +127,17 @@ GpuSpec at_measured_clock(const GpuSpec& gpu, const KernelPoint& p) {
   return at;
 }
 
-// op_time of a measured point, on the streams it was issued on, at the clock it ran at.
-Seconds point_time(const KernelPoint& p, const GpuSpec& gpu, CostParameters params) {
+// op_time of a measured point, on the streams it was issued on, on `clocked`: the GPU at the clock
+// the point ran at (at_measured_clock, made once per point: the fit prices each point many times).
+Seconds point_time(const KernelPoint& p, const GpuSpec& clocked, CostParameters params) {
   if (p.streams > 0.0) params.grouped_gemm_streams = p.streams;
-  return op_time(p.op, at_measured_clock(gpu, p), params);
+  return op_time(p.op, clocked, params);
+}
+
+// predict_kernel on the point's already clocked GPU.
+double predict_clocked(const KernelPoint& point, const GpuSpec& clocked, const CostParameters& params) {
+  const CostParameters burst = params.burst();
+  return point_time(point, clocked, burst).value() + (point.cold ? params.kernel_cold_start_s : 0.0);
 }
 
 Parts parts_of(const KernelPoint& p, const Role& role, const GpuSpec& gpu, const CostParameters& params) {
@@ -173,7 +180,7 @@ std::string sm_rate_constant(const Op& op, const GpuSpec& gpu) {
 double log_error_sq(const Problem& pb, const std::vector<std::size_t>& subset, const CostParameters& params) {
   double sum = 0.0;
   for (std::size_t i : subset) {
-    const double e = std::log(predict_kernel((*pb.points)[i], *pb.gpu, params) / (*pb.points)[i].measured_s);
+    const double e = std::log(predict_clocked((*pb.points)[i], pb.clocked[i], params) / (*pb.points)[i].measured_s);
     sum += e * e;
   }
   return sum;
@@ -192,7 +199,7 @@ CostParameters solve(const Problem& pb, const std::vector<std::size_t>& subset, 
   const auto& points = *pb.points;
   std::vector<Parts> parts;
   parts.reserve(subset.size());
-  for (std::size_t i : subset) parts.push_back(parts_of(points[i], pb.roles[i], *pb.gpu, params));
+  for (std::size_t i : subset) parts.push_back(parts_of(points[i], pb.roles[i], pb.clocked[i], params));
   // The gap: fitted when at least 3 points span more than a factor of 2 in time.
   double t_min = kHuge;
   double t_max = 0.0;
@@ -349,8 +356,8 @@ CostParameters fit_misaligned(const Problem& pb, const std::vector<std::size_t>&
     compute_only.gemm_stream_bytes_per_sm_clock = kHuge;
     compute_only.kernel_gap_s = 0.0;
     compute_only.kernel_cold_start_s = 0.0;
-    c.push_back(predict_kernel((*pb.points)[i], *pb.gpu, compute_only));
-    fixed.push_back(params.kernel_gap_s * parts_of((*pb.points)[i], pb.roles[i], *pb.gpu, params).gaps +
+    c.push_back(predict_clocked((*pb.points)[i], pb.clocked[i], compute_only));
+    fixed.push_back(params.kernel_gap_s * parts_of((*pb.points)[i], pb.roles[i], pb.clocked[i], params).gaps +
                     ((*pb.points)[i].cold ? params.kernel_cold_start_s : 0.0));
     t.push_back((*pb.points)[i].measured_s - fixed.back());
   }
@@ -480,8 +487,7 @@ std::string unit_of(std::string_view name) {
 }  // namespace
 
 double predict_kernel(const KernelPoint& point, const GpuSpec& gpu, const CostParameters& params) {
-  const CostParameters burst = params.burst();
-  return point_time(point, gpu, burst).value() + (point.cold ? params.kernel_cold_start_s : 0.0);
+  return predict_clocked(point, at_measured_clock(gpu, point), params);
 }
 
 std::string efficiency_constant(const Op& op, GpuArchitecture arch) {
@@ -515,7 +521,8 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
   fit.params = start;
   Problem pb;
   pb.points = &points;
-  pb.gpu = &gpu;
+  pb.clocked.reserve(points.size());
+  for (const KernelPoint& p : points) pb.clocked.push_back(at_measured_clock(gpu, p));
   pb.roles.resize(points.size());
   std::vector<std::size_t> fitted;
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -556,7 +563,7 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
       }
       const CostParameters p = fit_subset(pb, train, start, options.search_tiles, nullptr);
       for (std::size_t i = 0; i < points.size(); ++i) {
-        if (fold_of[i] == f) held_out[i] = predict_kernel(points[i], gpu, p);
+        if (fold_of[i] == f) held_out[i] = predict_clocked(points[i], pb.clocked[i], p);
       }
     }
   }
@@ -566,7 +573,7 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
     r.component = points[i].component;
     r.label = points[i].label;
     r.measured_s = points[i].measured_s;
-    r.predicted_s = predict_kernel(points[i], gpu, fit.params);
+    r.predicted_s = predict_clocked(points[i], pb.clocked[i], fit.params);
     r.held_out_predicted_s = held_out[i];
     r.fitted = pb.roles[i].fitted;
     fit.points.push_back(std::move(r));
