@@ -277,8 +277,9 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   cost_inputs.ep_comm_overlap = par.ep_comm_overlap;
   cost_inputs.fsdp = par.fsdp;
   cost_inputs.checkpoint = par.checkpoint;
-  // FSDP2's root module (the embedding; the output layer, with the embedding's copy a tied model
-  // keeps on the last stage): its copies ride on the embedding's and the output layer's passes.
+  // ZeRO-3's root unit per rank (the embedding; the output layer, with the embedding's copy a tied
+  // model keeps on the last stage): FSDP2's copies ride on the embedding's and the output layer's
+  // passes, and the root's gathers and reduce-scatters are priced below (zero3_root).
   cost_inputs.root_embedding_parameters = embedding_parameters(model) / tp;
   cost_inputs.root_output_parameters =
       output_layer_parameters(model) / tp + (model.tied_embeddings && pp > 1 ? embedding_parameters(model) / tp : 0.0);
@@ -387,9 +388,8 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   // gradients once they are all computed, after the embedding's backward, the last op: neither
   // has compute to hide behind. Priced per micro-batch, as the layers' (layer_costs.h).
   const bool zero3_root = par.zero >= 3 && plan.dp_group.size > 1;
-  const double root_embedding = embedding_parameters(model) / tp;
-  const double root_output = output_layer_parameters(model) / tp +
-                             (model.tied_embeddings && pp > 1 ? embedding_parameters(model) / tp : 0.0);
+  const double root_embedding = cost_inputs.root_embedding_parameters;
+  const double root_output = cost_inputs.root_output_parameters;
   plan.zero3_root_params.assign(static_cast<std::size_t>(virtual_stages), 0.0);
   plan.zero3_root.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
   plan.zero3_root_held.assign(static_cast<std::size_t>(virtual_stages), Bytes(0.0));
