@@ -50,13 +50,16 @@ AlphaBetaCollectiveModel dgx_h100_net() {
   return AlphaBetaCollectiveModel(*system, CostParameters{});
 }
 
-GroupLayout pair_on_nvlink() {
+// `ranks` GPUs of one node over NVLink.
+GroupLayout on_nvlink(int ranks) {
   GroupLayout g;
-  g.size = 2;
-  g.ranks_per_node = 2;
+  g.size = ranks;
+  g.ranks_per_node = ranks;
   g.nodes = 1;
   return g;
 }
+
+GroupLayout pair_on_nvlink() { return on_nvlink(2); }
 
 }  // namespace
 
@@ -93,9 +96,7 @@ TEST_CASE("ring attention hides a transfer behind each step's attention and expo
   const LayerShape s = shape_of(8, 4, 32768);
   const AlphaBetaCollectiveModel net = dgx_h100_net();
   const GroupLayout hop = pair_on_nvlink();
-  GroupLayout ring = hop;
-  ring.size = 4;
-  ring.ranks_per_node = 4;
+  const GroupLayout ring = on_nvlink(4);
   const Seconds step = net.time(CollectiveOp::send_recv, ring_block_bytes(s), hop);
   // The backward moves K and V (2 bytes) and their FP32 gradients (4 bytes): three blocks' bytes;
   // the accumulated dK/dV make one more hop after the last step (PyTorch
@@ -127,9 +128,7 @@ TEST_CASE("PyTorch's all-gather rotater: one K/V all-gather under the first step
   REQUIRE_FALSE(ring_allgather_waits_at_issue(s));
   const AlphaBetaCollectiveModel net = dgx_h100_net();
   const GroupLayout hop = pair_on_nvlink();
-  GroupLayout group = hop;
-  group.size = 4;
-  group.ranks_per_node = 4;
+  const GroupLayout group = on_nvlink(4);
   const Seconds gather = net.time(CollectiveOp::all_gather, ring_block_bytes(s) * 4.0, group);
   const Seconds grad_hop = net.time(CollectiveOp::send_recv, ring_block_bytes(s) * 2.0, hop);  // FP32 over BF16
   const RingAllGatherTimes r = ring_allgather_times(s, net, group, hop);
@@ -165,9 +164,7 @@ TEST_CASE("under torch.compile the all-gather rotater's collectives are waited w
   CHECK(ring_allgather_waits_at_issue(s));
   const AlphaBetaCollectiveModel net = dgx_h100_net();
   const GroupLayout hop = pair_on_nvlink();
-  GroupLayout group = hop;
-  group.size = 4;
-  group.ranks_per_node = 4;
+  const GroupLayout group = on_nvlink(4);
   const RingAllGatherTimes r = ring_allgather_times(s, net, group, hop);
   REQUIRE(r.gather.value() > 0.0);
   // However long the attention: the all-gather whole forward; the all-gather and cp dK/dV hops

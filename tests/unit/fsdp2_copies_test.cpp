@@ -10,6 +10,7 @@
 #include "simulator/collective_models.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/llama3_8b_step.h"
 #include "tests/support/scenario_errors.h"
 
 using namespace stepcast;
@@ -66,10 +67,7 @@ TEST_CASE("fsdp2 copies: a layer's gathers and reduce-scatter move the bytes FSD
 }
 
 TEST_CASE("fsdp2 copies make a step slower than Megatron's in-place buffers, and only under zero 3") {
-  TrainingPredictor predictor;
-  const auto step = [&](const std::string& parallel) {
-    return predictor.predict(parse_scenario(test::llama3_8b_training_document(parallel), "t.yaml")).step_time.value();
-  };
+  const auto step = test::llama3_8b_step_time;
   CHECK(step("{dp: 8, zero: 3, fsdp: fsdp2}") > step("{dp: 8, zero: 3}"));
   CHECK(step("{dp: 8, zero: 3, fsdp: megatron}") == doctest::Approx(step("{dp: 8, zero: 3}")));
   const StepKernels megatron = kernels_of("{dp: 8, zero: 3}");
@@ -86,10 +84,7 @@ TEST_CASE("the loader reads parallel.fsdp with any ZeRO stage, names its values,
   CHECK(write_scenario_yaml(plain).find("fsdp:") == std::string::npos);
   // It describes the trainer: a ZeRO-1 scenario takes it (a sweep over zero stays valid) and
   // prices no copies, since nothing is gathered.
-  TrainingPredictor predictor;
-  const auto step = [&](const char* parallel) {
-    return predictor.predict(parse_scenario(test::llama3_8b_training_document(parallel), "t.yaml")).step_time.value();
-  };
+  const auto step = test::llama3_8b_step_time;
   CHECK(step("{dp: 8, zero: 1, fsdp: fsdp2}") == doctest::Approx(step("{dp: 8, zero: 1}")));
   const std::string typo = test::scenario_errors(test::llama3_8b_training_document("{dp: 8, zero: 3, fsdp: fsdp3}"));
   CAPTURE(typo);

@@ -15,6 +15,7 @@
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
 #include "tests/support/catalog_model.h"
+#include "tests/support/llama3_8b_step.h"
 #include "tests/support/scenario_errors.h"
 
 using namespace stepcast;
@@ -178,10 +179,7 @@ TEST_CASE("the loader reads parallel.checkpoint with any recompute setting, and 
             .find("checkpoint:") == std::string::npos);
   // It describes the trainer: without full recomputation there is nothing to replay, so the
   // prediction is the same (and --set parallel.recompute=none on such a scenario stays valid).
-  TrainingPredictor predictor;
-  const auto step = [&](const char* parallel) {
-    return predictor.predict(parse_scenario(test::llama3_8b_training_document(parallel), "t.yaml")).step_time.value();
-  };
+  const auto step = test::llama3_8b_step_time;
   CHECK(step("{dp: 8, checkpoint: pytorch}") == doctest::Approx(step("{dp: 8}")));
   const std::string typo = test::scenario_errors(test::llama3_8b_training_document("{dp: 8, recompute: full, checkpoint: torch}"));
   CAPTURE(typo);
