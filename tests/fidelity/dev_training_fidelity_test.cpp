@@ -124,6 +124,35 @@
 // config of that period ran the all-to-all dispatcher (flex hard-coded off), left the micro-batch
 // unset and had no attention CUDA graph, which is the scenario the mapping writes; its fixed
 // config (HybridEP, micro-batch 4) is another workload.
+// Whether a larger host (CPU) cost per kernel launch explains the MoE rows' shortfall: no (nothing
+// changed). scripts/host_dispatch_sensitivity.py predicts the 16 MoE rows with
+// kernel.te_host_dispatch_factor raised from 2.69 (32 us a launch) to 4, 6 and 9, and prints each
+// row's shortfall per layer pass (fwd + bwd of one layer and micro-batch) in launches. (1) The
+// shortfall is not a per-pass cost: on the same model, GPU, precision and layout family the model
+// counts the same 206 launches per Qwen3-30B-A3B MoE layer pass (86 forward, 120 backward at 16
+// local experts), yet closing the rows would take 537 more launches per pass on H100 25.11
+// (micro-batch 2, 17.3 ms short), 229 on H100 26.02 (micro-batch 1, 7.4 ms) and 44 on B200 (1.4
+// ms): the H100 pair's shortfall grows with the micro-batch's tokens (17.3 / 7.4 = 2.3 for 2x the
+// tokens), which a launch cost, fixed per pass, cannot do; a factor of 6 takes H100 26.02 to +2.4%
+// while H100 25.11 stays at -38%. (2) Where passes are already host-bound the rows overshoot
+// first: at factor 4, B200 Qwen3-30B-A3B -15.5% -> +19.3% (GB200 -6.9% -> +0.7%, +29.9% at 6)
+// while H100 Qwen3-30B 25.11 moves -53.5% -> -50.0% and the H100 Qwen3-235B and DeepSeek-V3 rows
+// not at all (their passes are GPU-bound by a wide margin). The MoE-only mean goes 21.5% -> 17.2% (4), 23.9% (6), 40.7% (9): a
+// factor fitted to the set would trade rows against each other, with no measurement behind it. An
+// FP8-only host premium (TransformerEngine#761, 2024: an FP8 te.Linear took >2x the CPU time of a
+// BF16 one; #445, 2023: 2.07 vs 0.57 ms at 1024 tokens) is contradicted the same way: the
+// Blackwell FP8 rows are the ones that overshoot. (3) CUDA graphs would take host time away, not
+// add it: of the rows' matching recipes only GB200 Qwen3-30B-A3B FP8-MX captures graphs
+// (cuda_graph_impl transformer_engine, cuda_graph_scope [moe_router, moe_preprocess]:
+// QWEN3_30B_A3B_PRETRAIN_CONFIG_GB200_FP8_MX_V1, scripts/performance/configs/qwen/
+// qwen3_workload_base_configs.py @f29a269f8728, which also graphs B200's router and preprocess
+// and none of H100 FP8-CS's), and the model already prices that scope as the two launches a graph
+// replay roughly costs (router GEMM, top-k), so a cuda_graphs field would move the row by under
+// 0.5 point, faster. Measured against the hypothesis as well: graphing attn, moe_router and
+// moe_preprocess on 16 H100 (Qwen3-30B-A3B BF16, all-to-all, micro-batch 1) ran no faster than
+// eager (Megatron-Bridge pull request #3868, above). The missing time scales with routed tokens
+// (0.23-0.32 us per token copy per layer on H100, above), which points at a per-token cost of the
+// 25.11 / 26.02 all-to-all path (Megatron-Bridge issue #1998), not at the host.
 //
 // Memory: seven rows that ran were predicted not to fit. Transformer Engine keeps a quantized
 // GEMM's input for the weight gradient as its FP8/MXFP8 copy (model/activation_memory.h
