@@ -223,25 +223,78 @@ TEST_CASE("group-size holdout: fitted on 8 GPUs of an H200 or B200 node, 4-7 GPU
   }
 }
 
-TEST_CASE("node-count holdout on CoreWeave GB200 NVL72: 2 racks <-> 20 racks (reported; the model lacks the scaling)") {
-  // Both runs: all_reduce 512 MiB - 16 GiB, NVLS and CollNet off. Measured at 16 GiB: 820 GB/s
-  // busbw on 144 GPUs, 406 on 1440. Fitted on one rack count, the model carries over the
-  // NVLink and chunk figures but not what halves the 20-rack bandwidth (its trees across 20
-  // domains keep the two-rack network rate; fitted on 20 racks it blames NVLink instead), so
-  // the cross predictions miss by 48% (2 -> 20) and 61% (20 -> 2) on average, against the
-  // datasheet model's 47% and 12%. This is a known shortfall, reported; the checks only guard
-  // that it does not grow (a change that closes the gap should tighten them).
-  const auto cases = nccl_log_cases();
-  const auto find = [&](const std::string& n) {
-    for (const auto& c : cases) {
-      if (c.name == n) return dataset_of(c);
-    }
-    throw std::runtime_error("no case " + n);
-  };
-  const CollectiveDataset two = find("CoreWeave GB200 NVL72 2 racks");
-  const CollectiveDataset twenty = find("CoreWeave GB200 NVL72 20 racks");
+namespace {
+
+// CoreWeave's GB200 NVL72 runs (coreweave/nccl-tests README.md 'GB200', NCCL 2.26.2, NVLS and
+// CollNet off, the same slurm script): one rack = one NVLink domain of 72 GPUs; two and twenty
+// racks add InfiniBand between the domains.
+CollectiveDataset gb200_racks(int racks) {
+  if (racks == 1) {
+    const std::string path = "tests/fixtures/reference/nccl_logs/cw_gb200_nvl72_1rack_allreduce.txt";
+    return collective_dataset(read_nccl_tests_log(path), gb200_nvl72(1, false), 0, 72);
+  }
+  for (const auto& c : nccl_log_cases()) {
+    if (c.name == "CoreWeave GB200 NVL72 " + std::to_string(racks) + " racks") return dataset_of(c);
+  }
+  throw std::runtime_error("no GB200 log of " + std::to_string(racks) + " racks");
+}
+
+}  // namespace
+
+TEST_CASE("node-count holdout on CoreWeave GB200 NVL72: 1 rack <-> 2 racks within 20% (both bound by NVLink)") {
+  // The single rack (72 GPUs, no network) reaches 835-847 GB/s busbw at 4-8 GiB, two racks 743-820
+  // at 4-16 GiB. Fitted on one, the other is predicted within 5.2% (1 -> 2) and 4.5% (2 -> 1) on
+  // average (the datasheet model: 11.1% and 17.0%; printed with -s): the NVLink figure one rack
+  // sets carries to two, so the two-rack run is bound by NVLink, not by the network between the
+  // racks. The issue's bar is 20%; held to 8% so that a drift shows.
+  const CollectiveDataset one = gb200_racks(1);
+  const CollectiveDataset two = gb200_racks(2);
+  REQUIRE(one.points.size() == 5);
+  REQUIRE(two.points.size() == 6);
+  REQUIRE(one.points.front().group.nodes == 1);
+  REQUIRE(two.points.front().group.nodes == 2);
+  const HoldoutResult up = evaluate("GB200: fit 1 rack, predict 2 racks", {one}, {two});
+  const HoldoutResult down = evaluate("GB200: fit 2 racks, predict 1 rack", {two}, {one});
+  CHECK(up.mean_abs <= 0.08);
+  CHECK(down.mean_abs <= 0.08);
+}
+
+TEST_CASE("node-count holdout on CoreWeave GB200 NVL72: 2 racks <-> 20 racks (reported; each run hides the other's bottleneck)") {
+  // Measured at 16 GiB: 820 GB/s busbw on 144 GPUs, 406 on 1440 (434 from the 8 -> 16 GiB slope,
+  // plus a 4.4-5.4 ms fixed cost that two racks do not show). The model misses the cross
+  // predictions by 48.5% (2 -> 20) and 64.2% (20 -> 2) on average, against the datasheet model's 46.6% and
+  // 11.1% (printed with -s). Why no fit carries across, in either direction:
+  //  - Two racks are bound by NVLink (the case above: one rack, with no network at all, predicts
+  //    them within 5%). A fit on two racks learns the NVLink figure and nothing about the network
+  //    between racks.
+  //  - Twenty racks are, on this reading, bound by the network, at ~430-470 GB/s per rack of
+  //    its 72 x 400 Gb/s NICs (3600 GB/s). Not the spine: CoreWeave's InfiniBand is a
+  //    non-blocking fat tree
+  //    (docs.coreweave.com/products/networking/hpc-interconnect/about-hpc-interconnect). Halving
+  //    from 2 to 20 racks is what NCCL's double binary tree does past two nodes: a node's NICs
+  //    carry a parent and two children instead of one peer (NVIDIA/nccl src/graph/tuning.cc at
+  //    b6475625: a graph's intra-node bandwidth up to 2 nodes and its inter-node one beyond,
+  //    NVLS-tree's network bandwidth halved past 2 nodes; the per-channel tree caps for Blackwell
+  //    fall from 42.8 GB/s at 2 nodes to 24 at 4+). At 2 racks that network (2 x ~450) clears
+  //    NVLink; at 20 it binds. What sets ~450 GB/s per rack is in no datasheet: about ten NICs'
+  //    worth, or NCCL's at most 16 search channels per node (NVIDIA/nccl src/init.cc at 48bb7fe:
+  //    ringGraph maxChannels = MAXCHANNELS/2, one NIC each) at ~28 GB/s. Only the 20-rack log
+  //    holds it, and there NVLink does not bind; the fit on 20 racks lowers
+  //    nvlink_link_gbps.blackwell instead (to ~26 GB/s a link, where one and two racks need
+  //    ~46-48), because in this model NVLink binds at 20 racks before the network: the model
+  //    gives a rack all 72 NICs (3384 GB/s), and even the 16 NICs of NCCL's search channels
+  //    (16 x 47 = 752 GB/s) would sit above NVLink's 722.
+  // Tried and not kept: NCCL's per-channel tree caps counted per search channel, as tuning.cc
+  // does (graphs[a]->nChannels, before ncclTopoPostset doubles the channels; the model multiplies
+  // the doubled count): 2 -> 20 improves to 27.7% and 20 -> 2 to 56.8%, but the H100 node-count
+  // holdouts get worse (nccl-tests#309 cluster A fit 8 -> 2 7.4% -> 12.1%, 4 -> 2 9.5% -> 12.2%,
+  // 4 -> 8 9.6% -> 11.9%) and the 20-rack every-other-size holdout leaves its 10% bar.
+  // A known shortfall, reported; the checks only guard that it does not grow (48.5% and 64.2%
+  // today).
+  const CollectiveDataset two = gb200_racks(2);
+  const CollectiveDataset twenty = gb200_racks(20);
   const HoldoutResult up = evaluate("GB200: fit 2 racks, predict 20 racks", {two}, {twenty});
   const HoldoutResult down = evaluate("GB200: fit 20 racks, predict 2 racks", {twenty}, {two});
-  CHECK(up.mean_abs < 0.55);
-  CHECK(down.mean_abs < 0.70);
+  CHECK(up.mean_abs < 0.50);
+  CHECK(down.mean_abs < 0.66);
 }

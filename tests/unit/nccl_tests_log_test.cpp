@@ -36,6 +36,7 @@ TEST_CASE("every fixture log reads, with its op, ranks and rows") {
       {kRef + "aws_p5_2x8_allreduce.txt", CollectiveOp::all_reduce, 0, 32},
       {kRef + "a3mega_2x8_allreduce.txt", CollectiveOp::all_reduce, 16, 31},
       {kRef + "a3mega_2x8_allgather.txt", CollectiveOp::all_gather, 0, 11},
+      {kRef + "cw_gb200_nvl72_1rack_allreduce.txt", CollectiveOp::all_reduce, 72, 5},
       {kRef + "cw_gb200_nvl72_2rack_allreduce.txt", CollectiveOp::all_reduce, 144, 6},
       {kRef + "cw_gb200_nvl72_20rack_allreduce.txt", CollectiveOp::all_reduce, 1440, 6},
       {kRef + "dranet_b200_2x8_allgather.txt", CollectiveOp::all_gather, 16, 24},
