@@ -65,10 +65,25 @@ struct CostParameters : NamedConstants<CostParameters> {
   double gemm_split_k_min_depth = 256.0;
   // Reduction depth at which a GEMM reaches half its speed: each output tile pays a prologue
   // (filling the load pipeline) and an epilogue (writing C) worth this much k, so eta scales
-  // by k / (k + gemm_k_half). Fitted on the 47 bf16 grid GEMMs of >= 0.3 ms in
+  // by k / (k + gemm_k_half) (the epilogue's part is priced by gemm_epilogue_rate below instead
+  // when that is set). Fitted on the 47 bf16 grid GEMMs of >= 0.3 ms in
   // tests/fixtures/measured/h200_gemm_grid_2026-11-29.json by `scripts/fit_gemm_defaults.py --grid`
   // (eta 0.750, rms log error 0.050; without the term 0.078).
   double gemm_k_half = 288.0;
+  // The epilogue's store rate, bytes of C per SM per clock, where it is not hidden behind the
+  // mainloop; 0 = hidden (the default: the datasheet model's k_half above covers it). Each output
+  // tile's mainloop takes 2 Tm Tn k / F clocks (F the precision's dense FLOPs per SM per clock) and
+  // its epilogue Tm Tn c / rate (c the bytes of one C element, gemm_output_bytes), so the epilogue
+  // adds c F / (2 rate) to k_half: 4x as much for int8 (F twice the 16-bit rate on Hopper, int32 C)
+  // as for bf16, none to speak of for SIMT fp32. Why it need not be hidden: in CUTLASS's Hopper
+  // "persistent cooperative" kernels both consumer warp groups work on one tile, so the tile's
+  // epilogue follows its mainloop; only the "ping-pong" design overlaps one warp group's epilogue
+  // with the other's math (NVIDIA/cutlass media/docs/cpp/efficient_gemm.md, "Hopper Warp
+  // Specialization", commit 21779de52f7486ca45c28425a4ad5a35d8d53986). Fitted by `stepcast
+  // calibrate`'s shape search (validation/kernel_fit.h): on the H200 run of 2026-12-01 the 8192 x
+  // 8192 x 1024 GEMM ran 0% (tf32), 7% (bf16), 33% (fp8, bf16 C) and 57% (int8, int32 C) over its
+  // deep-k speed (scenarios/calibration/h200-sxm-141gb/run-084f22936c86/gemm.json).
+  double gemm_epilogue_rate = 0.0;
   // Speed of a GEMM with a leading dimension that is not a multiple of 16 bytes, relative to the
   // same GEMM aligned (model/op_time.h, gemm_misaligned). Hopper's fast GEMM kernels load their
   // tiles with TMA, whose global strides must be multiples of 16 bytes (CUDA Driver API,
@@ -84,6 +99,18 @@ struct CostParameters : NamedConstants<CostParameters> {
   // (gemm_measurements.yaml mleng_swiglu_h100_dff10922 / _dff10944), and an RTX 4090, which has
   // no TMA, runs 2055^3 at 0.74 of 2040^3 (pt181718_4090_bf16_*): calibrate on the shapes you run.
   double gemm_misaligned_eta = 0.26;
+  // Speed of a tensor-core GEMM whose strides are multiples of 16 bytes (TMA-legal, above) but
+  // not of 32 (model/op_time.h gemm_sector_misaligned), relative to the same GEMM with sector-
+  // aligned strides: global memory is read in 32-byte sectors, so a 128-byte tile row that starts
+  // halfway into a sector touches 5 sectors instead of 4 (CUDA C++ Best Practices Guide, "Coalesced
+  // Access to Global Memory", "A Sequential but Misaligned Access Pattern"), and the operand loads
+  // of a kernel that streams its tiles from L2 at its limit (H200: 740 TFLOP/s bf16 x 2 B x (1/128 + 1/256)
+  // / 2 bytes per FLOP = 8.7 TB/s) grow by up to a quarter. On the H200 run of 2026-12-01 (scenarios/calibration/
+  // h200-sxm-141gb/run-084f22936c86/gemm.json) int8 and fp8 10000^3, tf32 2500^3 and bf16/fp16
+  // 1000^3 and 5000^3 (10000- and 2000-byte strides) ran 5-30% below the aligned model; bf16 10000^3
+  // (20000 bytes) did not. 1 (no effect) by default; fitted by `stepcast calibrate` on the points it
+  // applies to.
+  double gemm_sector_misaligned_eta = 1.0;
   // Sustained over burst speed of compute-bound kernels: each GPU's longest-running rows
   // (10240^3, ~3 ms per call) over its best row, mean over the 24 (GPU, type) groups of
   // zz_* rows in gemm_measurements.yaml = 0.935 (H100 SXM bf16 0.90, fp16 0.88, tf32 0.94):
@@ -425,6 +452,8 @@ struct CostParameters : NamedConstants<CostParameters> {
     f("gemm.tile.skinny_n", self.gemm_tile_skinny_n, "common cuBLAS tile");
     f("gemm.split_k_min_depth", self.gemm_split_k_min_depth, "assumption");
     f("gemm.k_half", self.gemm_k_half, "measured/h200_gemm_grid_2026-11-29.json fit");
+    f("gemm.epilogue_rate", self.gemm_epilogue_rate, "0: hidden (assumption); fitted by stepcast calibrate");
+    f("gemm.sector_misaligned_eta", self.gemm_sector_misaligned_eta, "1: no effect (assumption); fitted by stepcast calibrate");
     f("gemm.misaligned_eta", self.gemm_misaligned_eta,
       "scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json misaligned shapes");
     f("compute.sustained_derate", self.sustained_derate, "gemm_measurements.yaml largest vs best rows");

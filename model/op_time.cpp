@@ -77,6 +77,49 @@ double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const Cos
   return gemm_tiling(shape, sm_count, params).efficiency;
 }
 
+double gemm_output_bytes(DataType dtype) {
+  switch (dtype) {
+    case DataType::fp32:
+    case DataType::tf32: return 4.0;  // fp32 C
+    case DataType::int8: return 4.0;  // int32 C (cuBLASLt CUBLAS_COMPUTE_32I; the harness's int8 GEMMs)
+    case DataType::fp16:
+    case DataType::bf16:
+    case DataType::fp8:  // 8- and 4-bit inputs write a 16-bit C (Transformer Engine, the harness's FP8 GEMMs)
+    case DataType::int4:
+    case DataType::mxfp8:
+    case DataType::nvfp4: return 2.0;
+  }
+  return 2.0;
+}
+
+double gemm_epilogue_depth(DataType dtype, const GpuSpec& gpu, const CostParameters& params) {
+  const double clock = sm_clock_hz(gpu);
+  if (params.gemm_epilogue_rate <= 0.0 || clock <= 0.0) return 0.0;
+  const double flops_per_sm_clock = peak_for(gpu, dtype).value() / (gpu.sm_count * clock);
+  return gemm_output_bytes(dtype) * flops_per_sm_clock / (2.0 * params.gemm_epilogue_rate);
+}
+
+namespace {
+bool stride_not_multiple(const GemmShape& shape, DataType dtype, double alignment_bytes) {
+  const double bytes = value_bytes_per_element(dtype);
+  for (const auto& [bit, dim] : {std::pair{gemm_dim_m, shape.m}, {gemm_dim_n, shape.n}, {gemm_dim_k, shape.k}}) {
+    if ((shape.leading & bit) != 0 && std::fmod(dim * bytes, alignment_bytes) != 0.0) return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool gemm_sector_misaligned(const GemmShape& shape, DataType dtype) {
+  constexpr double kSectorBytes = 32.0;  // L2 and DRAM access granularity
+  // SIMT fp32 kernels feed their FMAs at 1/16 of the tensor cores' rate and do not load with TMA:
+  // a few more sectors per row cannot bound them.
+  return dtype != DataType::fp32 && !gemm_misaligned(shape, dtype) && stride_not_multiple(shape, dtype, kSectorBytes);
+}
+
+double gemm_depth_efficiency(double k, DataType dtype, const GpuSpec& gpu, const CostParameters& params) {
+  return k / (k + params.gemm_k_half + gemm_epilogue_depth(dtype, gpu, params));
+}
+
 bool gemm_misaligned(const GemmShape& shape, DataType dtype) {
   constexpr double kStrideAlignmentBytes = 16.0;  // TMA global strides (cuTensorMapEncodeTiled)
   // The data tensor's stride: block scales live in their own tensor (datatype.h).
@@ -283,10 +326,11 @@ OpTiming op_timing(const Op& op, const GpuSpec& gpu, const CostParameters& param
   switch (op.kind) {
     case OpKind::gemm: {
       const double k = op.gemm.k;
-      const double depth = k > 0.0 ? k / (k + params.gemm_k_half) : 1.0;
+      const double depth = k > 0.0 ? gemm_depth_efficiency(k, op.dtype, gpu, params) : 1.0;
       const double eta = params.gemm_eta(gpu.architecture, op.dtype) *
                          gemm_wave_tile_efficiency(op.gemm, gpu.sm_count, params) * depth *
-                         (gemm_misaligned(op.gemm, op.dtype) ? params.gemm_misaligned_eta : 1.0);
+                         (gemm_misaligned(op.gemm, op.dtype) ? params.gemm_misaligned_eta : 1.0) *
+                         (gemm_sector_misaligned(op.gemm, op.dtype) ? params.gemm_sector_misaligned_eta : 1.0);
       compute = op.flops / (sustained * eta);
       break;
     }

@@ -1,7 +1,7 @@
 #pragma once
 // How long one kernel takes on one GPU: a roofline with shape-aware GEMM efficiency.
 //
-//   t = max(flops / (peak(dtype) * derate * eta * wave_tile * k/(k + k_half) * misaligned),
+//   t = max(flops / (peak(dtype) * derate * eta * wave_tile * k/(k + k_half + k_epi) * aligned),
 //           bytes / (hbm_bandwidth * eta_mem)) + kernel_gap
 //
 // eta: burst efficiency of the kernel kind on the GPU; derate: sustained over burst clocks
@@ -29,8 +29,10 @@
 // GEMM loop) runs CostParameters::grouped_gemm_streams of them at a time: ceil(launches / streams)
 // rounds, each priced as that many concurrent GEMMs with one kernel gap; a memory-bound op with
 // several launches pays a kernel gap per launch.
-// misaligned is CostParameters::gemm_misaligned_eta when a leading dimension of the GEMM is not a
-// multiple of 16 bytes (gemm_misaligned), else 1.
+// k_epi is the epilogue's share when it is not hidden behind the mainloop (gemm_epilogue_depth).
+// aligned is CostParameters::gemm_misaligned_eta when a leading dimension of the GEMM is not a
+// multiple of 16 bytes (gemm_misaligned), CostParameters::gemm_sector_misaligned_eta when they are but
+// one is not a multiple of the 32-byte sector (gemm_sector_misaligned), else 1.
 // Skinny GEMMs (m < the small tile, as in decode steps) may also use an M = 8 tile with K split
 // over floor(SMs / tiles) CTAs (CostParameters::gemm_tile_skinny_m), so a batch-1 GEMM is
 // bounded by its weight bytes, as its kernels are.
@@ -59,11 +61,31 @@ GemmTiling gemm_tiling(const GemmShape& shape, int sm_count, const CostParameter
 // Tile x wave quantization efficiency (0, 1] of a GEMM on `sm_count` SMs.
 double gemm_wave_tile_efficiency(const GemmShape& shape, int sm_count, const CostParameters& params);
 
+// Bytes of one C element a GEMM of `dtype` inputs writes: 4 for fp32/tf32 and int8 (int32 C),
+// 2 for 16-bit and narrower inputs (a 16-bit C).
+double gemm_output_bytes(DataType dtype);
+
+// The k-depth its epilogue adds to a GEMM's k_half where the epilogue is not hidden
+// (CostParameters::gemm_epilogue_rate > 0): C bytes x the precision's dense FLOPs per SM per clock
+// / (2 x the rate), in elements of k; 0 when the rate is 0 (hidden). Clock-free: the peak and the
+// clock scale together.
+double gemm_epilogue_depth(DataType dtype, const GpuSpec& gpu, const CostParameters& params);
+
+// The k-depth efficiency (0, 1] of a GEMM of reduction depth k > 0: k / (k + k_half + k_epi), each
+// output tile's pipeline fill (k_half) and unhidden epilogue (k_epi = gemm_epilogue_depth) priced
+// as that much more reduction depth.
+double gemm_depth_efficiency(double k, DataType dtype, const GpuSpec& gpu, const CostParameters& params);
+
 // Whether a GEMM of `dtype` inputs has a leading dimension (GemmShape::leading) that is not a
 // multiple of 16 bytes: its compute efficiency then scales by CostParameters::gemm_misaligned_eta.
 // Only the dimensions named leading count, so a forward GEMM over any token count is aligned as
 // long as its feature dimensions are.
 bool gemm_misaligned(const GemmShape& shape, DataType dtype);
+
+// Whether a tensor-core GEMM's leading dimensions are all multiples of 16 bytes (not
+// gemm_misaligned) but one is not a multiple of 32 bytes, the L2/DRAM sector: its efficiency then
+// scales by CostParameters::gemm_sector_misaligned_eta. SIMT fp32 GEMMs never are.
+bool gemm_sector_misaligned(const GemmShape& shape, DataType dtype);
 
 // Efficiency (0, 1] of a fused attention kernel's split into CTAs on `sm_count` SMs (the
 // CostParameters::flash_shape_* terms): the counted work (causal: half the score matrix; a sliding

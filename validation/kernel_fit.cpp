@@ -20,7 +20,9 @@ constexpr const char* kMemoryEta = "memory.bandwidth_eta";
 constexpr const char* kGap = "kernel.gap_s";
 constexpr const char* kColdStart = "kernel.cold_start_s";
 constexpr const char* kKHalf = "gemm.k_half";
+constexpr const char* kEpilogueRate = "gemm.epilogue_rate";
 constexpr const char* kMisalignedEta = "gemm.misaligned_eta";
+constexpr const char* kSectorMisalignedEta = "gemm.sector_misaligned_eta";
 constexpr double kHuge = 1e30;
 
 // CTA tile candidates (large_m, large_n, small); the first is the documented default
@@ -40,6 +42,10 @@ constexpr std::array<Tiles, 8> kTileCandidates{{{128, 256, 128},
                                                 {256, 128, 64}}};
 // Reduction depths at which a GEMM reaches half speed (model/op_time.h: eta x k / (k + k_half)).
 constexpr std::array<double, 7> kKHalfCandidates{0.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0};
+// Epilogue store rates, bytes of C per SM per clock, where the epilogue is not hidden behind the
+// mainloop (model/op_time.h gemm_epilogue_depth; 0: hidden). HBM's write rate per SM is ~19 on
+// an H200 (4.8 TB/s x 0.89 / 132 SMs / 1.7 GHz), so the candidates span a quarter to 8x that.
+constexpr std::array<double, 8> kEpilogueRateCandidates{0.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0};
 // Attention CTA-schedule settings tried when enough fused-attention points were measured
 // (model/op_time.h flash_schedule_efficiency): query/key tile, per-CTA overhead in key blocks,
 // causal tail fraction, share of the softmax's exponential time hidden under matrix work.
@@ -97,6 +103,7 @@ struct Role {
   std::string sm_rate;  // SM byte-rate constant of its kind; empty for GEMMs
   bool fitted = true;
   bool misaligned = false;  // a GEMM with a stride that is not a multiple of 16 bytes: sets gemm.misaligned_eta only
+  bool sector_misaligned = false;  // strides multiples of 16 bytes, not all of 32: sets gemm.sector_misaligned_eta only
 };
 
 struct Problem {
@@ -340,18 +347,20 @@ CostParameters solve_with_limits(const Problem& pb, const std::vector<std::size_
   return best;
 }
 
-// gemm.misaligned_eta from the misaligned GEMMs of `subset`, every other constant as in `params`:
+// A stride ratio (`ratio`: gemm.misaligned_eta, gemm.sector_misaligned_eta) from the GEMMs of `subset`
+// whose Role flag `member` is set, every other constant as in `params`:
 // each point is t = fixed + c / r, c its compute time at r = 1 (no memory limit, burst clocks) and
 // fixed the kernel gap (and cold start), so 1/r is a one-column least squares on relative errors with Huber
 // weights beyond kHuberRelative. Returns `params` unchanged when `subset` holds none.
-CostParameters fit_misaligned(const Problem& pb, const std::vector<std::size_t>& subset, CostParameters params) {
+CostParameters fit_stride_ratio(const Problem& pb, const std::vector<std::size_t>& subset, CostParameters params,
+                                bool Role::*member, double CostParameters::*ratio) {
   std::vector<double> c;
   std::vector<double> t;
   std::vector<double> fixed;
   for (std::size_t i : subset) {
-    if (!pb.roles[i].misaligned) continue;
+    if (!(pb.roles[i].*member)) continue;
     CostParameters compute_only = params;
-    compute_only.gemm_misaligned_eta = 1.0;
+    compute_only.*ratio = 1.0;
     compute_only.memory_bandwidth_eta = kHuge;
     compute_only.gemm_stream_bytes_per_sm_clock = kHuge;
     compute_only.kernel_gap_s = 0.0;
@@ -363,7 +372,7 @@ CostParameters fit_misaligned(const Problem& pb, const std::vector<std::size_t>&
   }
   if (c.empty()) return params;
   std::vector<double> weight(c.size(), 1.0);
-  double u = 1.0 / params.gemm_misaligned_eta;
+  double u = 1.0 / (params.*ratio);
   for (int round = 0; round < 20; ++round) {
     double num = 0.0;
     double den = 0.0;
@@ -385,8 +394,13 @@ CostParameters fit_misaligned(const Problem& pb, const std::vector<std::size_t>&
     if (settled) break;
   }
   // A misaligned GEMM is never faster than the aligned one.
-  params.gemm_misaligned_eta = u > 1.0 ? 1.0 / u : 1.0;
+  params.*ratio = u > 1.0 ? 1.0 / u : 1.0;
   return params;
+}
+
+CostParameters fit_misaligned(const Problem& pb, const std::vector<std::size_t>& subset, CostParameters params) {
+  params = fit_stride_ratio(pb, subset, params, &Role::misaligned, &CostParameters::gemm_misaligned_eta);
+  return fit_stride_ratio(pb, subset, params, &Role::sector_misaligned, &CostParameters::gemm_sector_misaligned_eta);
 }
 
 // solve() after choosing the GEMM shape terms (CTA tiles, k-depth) when allowed and there are
@@ -399,7 +413,7 @@ CostParameters fit_subset(const Problem& pb, const std::vector<std::size_t>& sub
                           bool search_shapes, bool* shapes_changed) {
   std::vector<std::size_t> aligned;
   for (std::size_t i : subset) {
-    if (!pb.roles[i].misaligned) aligned.push_back(i);
+    if (!pb.roles[i].misaligned && !pb.roles[i].sector_misaligned) aligned.push_back(i);
   }
   return fit_misaligned(pb, subset, fit_aligned(pb, aligned, start, search_shapes, shapes_changed));
 }
@@ -417,16 +431,19 @@ CostParameters fit_aligned(const Problem& pb, const std::vector<std::size_t>& su
   if (gemms >= kMinPointsForTileSearch) {
     for (const Tiles& t : kTileCandidates) {
       for (double k_half : kKHalfCandidates) {
-        CostParameters trial = start;
-        trial.gemm_tile_large_m = t.large_m;
-        trial.gemm_tile_large_n = t.large_n;
-        trial.gemm_tile_small = t.small;
-        trial.gemm_k_half = k_half;
-        trial = solve(pb, subset, trial, forced);  // the memory-bound limits do not depend on GEMM shapes
-        const double e = log_error_sq(pb, subset, trial);
-        if (e < best_error && std::sqrt(e) < kShapeImprovement * std::sqrt(start_error)) {
-          best_error = e;
-          best = trial;
+        for (double epilogue : kEpilogueRateCandidates) {
+          CostParameters trial = start;
+          trial.gemm_tile_large_m = t.large_m;
+          trial.gemm_tile_large_n = t.large_n;
+          trial.gemm_tile_small = t.small;
+          trial.gemm_k_half = k_half;
+          trial.gemm_epilogue_rate = epilogue;
+          trial = solve(pb, subset, trial, forced);  // the memory-bound limits do not depend on GEMM shapes
+          const double e = log_error_sq(pb, subset, trial);
+          if (e < best_error && std::sqrt(e) < kShapeImprovement * std::sqrt(start_error)) {
+            best_error = e;
+            best = trial;
+          }
         }
       }
     }
@@ -460,6 +477,7 @@ CostParameters fit_aligned(const Problem& pb, const std::vector<std::size_t>& su
     *shapes_changed = best.gemm_tile_large_m != start.gemm_tile_large_m ||
                       best.gemm_tile_large_n != start.gemm_tile_large_n ||
                       best.gemm_tile_small != start.gemm_tile_small || best.gemm_k_half != start.gemm_k_half ||
+                      best.gemm_epilogue_rate != start.gemm_epilogue_rate ||
                       best.flash_shape_tile != start.flash_shape_tile ||
                       best.flash_shape_cta_overhead_blocks != start.flash_shape_cta_overhead_blocks ||
                       best.flash_shape_tail_fraction != start.flash_shape_tail_fraction ||
@@ -480,6 +498,7 @@ std::string unit_of(std::string_view name) {
     return "elements";
   }
   if (name == "flash_shape.cta_overhead_blocks") return "blocks";
+  if (name == kEpilogueRate) return "B/SM/clock";
   if (is_sm_rate(name)) return "B/SM/clock";
   return "1";
 }
@@ -534,6 +553,7 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
     role.sm_rate = sm_rate_constant(p.op, gpu);
     role.fitted = is_fitted_component(p.component);
     role.misaligned = p.op.kind == OpKind::gemm && gemm_misaligned(p.op.gemm, p.op.dtype);
+    role.sector_misaligned = p.op.kind == OpKind::gemm && gemm_sector_misaligned(p.op.gemm, p.op.dtype);
     if (role.fitted) fitted.push_back(i);
   }
   for (const auto& p : points) {
@@ -588,13 +608,19 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
       ++sources[kMisalignedEta][c];
       continue;
     }
+    if (role.sector_misaligned) {
+      ++sources[kSectorMisalignedEta][c];
+      continue;
+    }
     if (!role.compute.empty()) ++sources[role.compute][c];
     if (!role.sm_rate.empty()) ++sources[role.sm_rate][c];
     if (role.compute.empty() || points[i].op.kind == OpKind::gemm) ++sources[kMemoryEta][c];
     ++sources[kGap][c];
     if (points[i].cold) ++sources[kColdStart][c];
     if (shapes_changed && points[i].op.kind == OpKind::gemm) {
-      for (const char* t : {"gemm.tile.large_m", "gemm.tile.large_n", "gemm.tile.small", kKHalf}) ++sources[t][c];
+      for (const char* t : {"gemm.tile.large_m", "gemm.tile.large_n", "gemm.tile.small", kKHalf, kEpilogueRate}) {
+        ++sources[t][c];
+      }
     }
     if (shapes_changed && (points[i].op.kind == OpKind::flash_forward || points[i].op.kind == OpKind::flash_backward)) {
       for (const char* t : {"flash_shape.tile", "flash_shape.cta_overhead_blocks", "flash_shape.tail_fraction",
@@ -613,7 +639,7 @@ KernelFit fit_kernels(const std::vector<KernelPoint>& points, const GpuSpec& gpu
       if (!from.empty()) from += ", ";
       from += fmt::format("{} ({} points)", component, count);
     }
-    if (name.rfind("gemm.tile.", 0) == 0 || name == kKHalf || name.rfind("flash_shape.", 0) == 0) {
+    if (name.rfind("gemm.tile.", 0) == 0 || name == kKHalf || name == kEpilogueRate || name.rfind("flash_shape.", 0) == 0) {
       from = "shape search over " + from;
     }
     fit.fitted.push_back(FittedValue{name, value, constant_value(defaults, name), unit_of(name), from});

@@ -2,7 +2,7 @@
 // Fits the kernel constants of model/cost_parameters.h to measured kernels, through
 // model/op_time.h's own formula, so that the simulator uses exactly what was fitted:
 //
-//   t = max(flops / (peak * eta_c * wave_tile(shape; tiles, SMs) * k / (k + k_half)),
+//   t = max(flops / (peak * eta_c * wave_tile(shape; tiles, SMs) * k / (k + k_half + k_epi)),
 //           bytes / (hbm_bw * eta_mem), bytes / (rate_kind * SMs * clock)) + gap
 //
 //   eta_c      one per efficiency constant the points touch: gemm.eta.<arch>_16bit, gemm.eta.fp8,
@@ -20,11 +20,18 @@
 //   misaligned gemm.misaligned_eta, the speed of GEMMs with a stride that is not a multiple of
 //              16 bytes (model/op_time.h gemm_misaligned): those points take no part in the rest
 //              of the fit and set only this ratio, by a one-column least squares afterwards;
-//   shape      gemm.tile.large_m/large_n/small and gemm.k_half: a search over the CTA tiles cuBLAS
-//              chooses among (128x256 / 128x128 / 64x128 / 256x256 with 128 or 64 square) and
-//              reduction depths 0..2048, kept at the starting values unless another fits clearly
-//              better (rms log error 2% lower). For square GEMMs the square tile always wins the
-//              model's best-of-tiles, so only it is identified by them.
+//   sector     gemm.sector_misaligned_eta, the same for tensor-core GEMMs whose strides are
+//              multiples of 16 bytes but not of the 32-byte sector (gemm_sector_misaligned): fitted
+//              on those points alone, after gemm.misaligned_eta, which they take no part in;
+//   shape      gemm.tile.large_m/large_n/small, gemm.k_half and gemm.epilogue_rate: a search over
+//              the CTA tiles cuBLAS chooses among (128x256 / 128x128 / 64x128 / 256x256 with 128 or
+//              64 square), reduction depths 0..2048 and epilogue store rates (k_epi = C bytes x the
+//              precision's FLOPs per SM per clock / (2 x rate), model/op_time.h
+//              gemm_epilogue_depth; 0 = hidden), kept at the starting values unless another fits
+//              clearly better (rms log error 2% lower). For square GEMMs the square tile always
+//              wins the model's best-of-tiles, so only it is identified by them. The epilogue rate
+//              is one constant for every precision: what differs between them is the C element
+//              size and the FLOP rate its tile's mainloop runs at.
 //
 // With the shape terms fixed and each point assigned the limit that binds it, t is linear in
 // 1/eta_c, 1/eta_mem, 1/rate and the gap: a non-negative least squares

@@ -379,3 +379,53 @@ TEST_CASE("a GEMM whose strides are not multiples of 16 bytes runs at gemm_misal
   Op aligned = gemm(2560, 2560, 2560);
   CHECK(op_time(op, h100(), params) > op_time(aligned, h100(), params));
 }
+
+TEST_CASE("an unhidden epilogue adds C bytes x the precision's FLOPs per SM per clock / (2 x rate) to k_half") {
+  CostParameters params;
+  GpuSpec gpu = h100();  // with the H100 SXM datasheet's int8 and tf32 dense peaks
+  gpu.dense_peak[index_of(DataType::int8)] = units::teraflops(1978.9);
+  gpu.dense_peak[index_of(DataType::tf32)] = units::teraflops(494.7);
+  // Off by default: the datasheet model is unchanged.
+  CHECK(gemm_epilogue_depth(DataType::int8, gpu, params) == 0.0);
+  params.gemm_epilogue_rate = 16.0;
+  // H100: 16-bit 4096 FLOPs per SM per clock and a 16-bit C -> 2 x 4096 / 32 = 256; int8 runs twice
+  // the rate and writes int32 C -> 4x that; tf32 half the rate with fp32 C -> the same as bf16; FP8
+  // twice the rate with a bf16 C -> 2x.
+  CHECK(gemm_output_bytes(DataType::int8) == 4.0);
+  CHECK(gemm_output_bytes(DataType::fp8) == 2.0);
+  CHECK(gemm_epilogue_depth(DataType::bf16, gpu, params) == doctest::Approx(256.0));
+  CHECK(gemm_epilogue_depth(DataType::int8, gpu, params) == doctest::Approx(1024.0).epsilon(1e-4));  // 1978.9 ~ 2 x 989.4
+  CHECK(gemm_epilogue_depth(DataType::tf32, gpu, params) == doctest::Approx(256.0));
+  CHECK(gemm_epilogue_depth(DataType::fp8, gpu, params) == doctest::Approx(512.0).epsilon(1e-4));
+  // The time: k / (k + k_half + k_epi) in place of k / (k + k_half).
+  Op op = gemm(8192, 8192, 1024);
+  op.dtype = DataType::int8;
+  const double wave = gemm_wave_tile_efficiency(op.gemm, 132, params);
+  const double depth = 1024.0 / (1024.0 + params.gemm_k_half + 1024.0);
+  CHECK(gemm_depth_efficiency(1024.0, DataType::int8, gpu, params) == doctest::Approx(depth));
+  const double compute = op.flops.value() /
+                         (gpu.peak(DataType::int8).value() * params.sustained_derate * params.gemm_eta_int8 * wave * depth);
+  CHECK(op_time(op, gpu, params).value() ==
+        doctest::Approx(std::max(compute, op_timing(op, gpu, params).memory.value()) + params.kernel_gap_s));
+}
+
+TEST_CASE("a tensor-core GEMM whose strides are multiples of 16 bytes but not of 32 runs at gemm_sector_misaligned_eta") {
+  CostParameters params;
+  // 10000 x 1 byte (int8, fp8) and 2500 x 4 (tf32) = 10000 = 32 x 312.5; 1000 x 2 = 2000 = 32 x 62.5.
+  CHECK(gemm_sector_misaligned({10000, 10000, 10000, 1}, DataType::int8));
+  CHECK(gemm_sector_misaligned({2500, 2500, 2500, 1}, DataType::tf32));
+  CHECK(gemm_sector_misaligned({1000, 1000, 1000, 1}, DataType::bf16));
+  // 20000 bytes (bf16 10000) and 4000 (tf32 1000) are whole sectors; a 16-byte misaligned stride
+  // is gemm_misaligned's, not this; SIMT fp32 never is (no TMA, 1/16 the operand feed).
+  CHECK_FALSE(gemm_sector_misaligned({10000, 10000, 10000, 1}, DataType::bf16));
+  CHECK_FALSE(gemm_sector_misaligned({1000, 1000, 1000, 1}, DataType::tf32));
+  CHECK_FALSE(gemm_sector_misaligned({2500, 2500, 2500, 1}, DataType::bf16));
+  CHECK_FALSE(gemm_sector_misaligned({2500, 2500, 2500, 1}, DataType::fp32));
+  // A token count is not a stride.
+  CHECK_FALSE(gemm_sector_misaligned({1000, 4096, 4096, 1}, DataType::bf16));
+  // Default 1: no effect; a fitted ratio scales the time's compute part.
+  Op op = gemm(1000, 1000, 1000);
+  const Seconds base = op_timing(op, h100(), params).compute;
+  params.gemm_sector_misaligned_eta = 0.8;
+  CHECK(op_timing(op, h100(), params).compute.value() == doctest::Approx(base.value() / 0.8));
+}
