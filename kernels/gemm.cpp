@@ -143,6 +143,7 @@ GemmPlan::GemmPlan(const CublasLt& lt, const GemmSpec& s, const float* a_scale, 
     if (results[i].state != CUBLAS_STATUS_SUCCESS) continue;
     m_algo[m_offered] = results[i].algo;
     m_workspace[m_offered] = results[i].workspaceSize;
+    m_waves[m_offered] = results[i].wavesCount;
     ++m_offered;
   }
   if (status != CUBLAS_STATUS_SUCCESS || m_offered == 0) {

@@ -97,6 +97,10 @@ class GemmPlan {
   [[nodiscard]] std::size_t workspace_bytes() const { return m_workspace[m_chosen]; }
   [[nodiscard]] int algorithms_offered() const { return m_offered; }
   [[nodiscard]] int algorithm_used() const { return m_chosen; }  // rank in the heuristic's list
+  // The algorithm run() last ran (kernels/gemm_algorithm.h reads its configuration back), and the
+  // heuristic's estimate of its waves (cublasLtMatmulHeuristicResult_t::wavesCount).
+  [[nodiscard]] const cublasLtMatmulAlgo_t& algorithm() const { return m_algo[m_chosen]; }
+  [[nodiscard]] float waves_count() const { return m_waves[m_chosen]; }
 
  private:
   cublasLtHandle_t m_handle;
@@ -109,6 +113,7 @@ class GemmPlan {
   static constexpr int kMaxAlgorithms = 16;
   cublasLtMatmulAlgo_t m_algo[kMaxAlgorithms]{};
   std::size_t m_workspace[kMaxAlgorithms]{};
+  float m_waves[kMaxAlgorithms]{};
   int m_offered = 0;
   int m_chosen = 0;
   bool m_fp8 = false;

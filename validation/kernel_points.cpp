@@ -1,5 +1,6 @@
 #include "validation/kernel_points.h"
 
+#include <string>
 #include <variant>
 
 namespace stepcast {
@@ -29,6 +30,16 @@ std::uint8_t harness_leading_dims(std::string_view layout) {
                                    (transpose_b ? gemm_dim_n : gemm_dim_k));
 }
 
+std::string describe_kernel(const GemmAlgorithm& a) {
+  std::string text = "algo " + std::to_string(a.id) + " tile " + (a.tile.empty() ? "#" + std::to_string(a.tile_id) : a.tile) +
+                     " splitK " + std::to_string(a.splitk_num);
+  if (a.reduction_scheme != "none") text += " " + a.reduction_scheme;
+  if (!a.cluster_shape.empty() && a.cluster_shape != "auto" && a.cluster_shape != "1x1x1") {
+    text += " cluster " + a.cluster_shape;
+  }
+  return text;
+}
+
 std::vector<KernelPoint> kernel_points(const MeasurementFile& file) {
   std::vector<KernelPoint> out;
   for (const Measurement& r : file.records) {
@@ -52,6 +63,7 @@ std::vector<KernelPoint> kernel_points(const MeasurementFile& file) {
         p.streams = 1.0;
       }
       p.shape = {{"m", p.op.gemm.m}, {"n", p.op.gemm.n}, {"k", p.op.gemm.k}, {"batch", p.op.gemm.batch}};
+      if (r.algorithm) p.kernel = describe_kernel(*r.algorithm);
     } else if (const auto* a = std::get_if<AttentionInputs>(&r.inputs)) {
       p.op.dtype = a->dtype;
       // The CTA-shape and head-dim terms (model/op_time.h) describe cuDNN's and FlashAttention's

@@ -49,7 +49,15 @@ struct KernelPoint {
   // the point at this clock (kernel_fit.h), so its efficiencies are at the datasheet's clock.
   double sm_clock_hz = 0.0;
   std::map<std::string, double> shape;  // the quantities coverage tracks (m, n, k, batch, seq_kv, bytes, ...)
+  // The kernel that ran, from a GEMM record's `algorithm` (describe_kernel); "" when the record
+  // has none (files before schema_version 2) or is not a GEMM. Shown by `stepcast validate`.
+  std::string kernel;
 };
+
+// "algo 21 tile 128x256 splitK 1": the algorithm id, the CTA tile (rows x columns of C), the
+// K splits, then the reduction scheme when it is not "none" and the thread-block cluster shape
+// when it is neither "auto" nor "1x1x1". An unnamed tile id prints as "#<id>".
+std::string describe_kernel(const GemmAlgorithm& algorithm);
 
 // The kernel records of a file, in file order; collective and selftest records are not kernels.
 std::vector<KernelPoint> kernel_points(const MeasurementFile& file);

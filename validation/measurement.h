@@ -21,7 +21,9 @@
 namespace stepcast {
 
 inline constexpr std::string_view kMeasurementSchemaName = "stepcast.harness.measurements";
-inline constexpr int kMeasurementSchemaVersion = 1;
+// Version 2 added a GEMM record's `algorithm`; version 1 files (without it) still load.
+inline constexpr int kMeasurementSchemaVersion = 2;
+inline constexpr int kOldestMeasurementSchemaVersion = 1;
 
 enum class MeasurementKind { gemm, attention, elementwise, memory, collective, selftest };
 std::string_view to_string(MeasurementKind kind);
@@ -154,6 +156,33 @@ struct CollectiveResult {
   bool operator==(const CollectiveResult&) const = default;
 };
 
+// The kernel a GEMM record ran (validation/SCHEMA.md, `algorithm`): the cuBLASLt algorithm its
+// heuristic offered and cuBLASLt accepted, read back from the cublasLtMatmulAlgo_t with
+// cublasLtMatmulAlgoConfigGetAttribute (kernels/gemm_algorithm.h). Ids are cublasLt.h's enum
+// values; names are that header's spelling of them, "" where it has none (written as null).
+// Every GEMM the harness times goes through cuBLASLt, so `library` is always "cublasLt".
+struct GemmAlgorithm {
+  std::string library = "cublasLt";
+  std::int64_t id = 0;                   // CUBLASLT_ALGO_CONFIG_ID
+  std::int64_t tile_id = 0;              // cublasLtMatmulTile_t
+  std::string tile;                      // "128x256" (rows x columns of C per CTA), "undefined"
+  std::int64_t stages_id = 0;            // cublasLtMatmulStages_t
+  std::string stages;                    // "64x3", "undefined"
+  std::int64_t splitk_num = 1;           // K splits run in parallel
+  std::string reduction_scheme = "none";  // how they are summed: none, inplace, compute_type, output_type
+  std::int64_t cta_swizzling = 0;        // 0 or 1
+  std::int64_t custom_option = 0;
+  std::optional<std::int64_t> inner_shape_id;    // cublasLtMatmulInnerShape_t; absent: not reported
+  std::string inner_shape;               // "MMA16816", "undefined"
+  std::optional<std::int64_t> cluster_shape_id;  // cublasLtClusterShape_t; absent: not reported
+  std::string cluster_shape;             // "2x1x1", "auto"
+  std::int64_t heuristic_rank = 1;       // 1-based place in the heuristic's list of the one that ran
+  std::int64_t heuristic_results = 1;    // algorithms the heuristic returned
+  std::int64_t workspace_bytes = 0;      // the heuristic's workspace for it
+  std::optional<double> waves_count;     // the heuristic's wavesCount for it
+  bool operator==(const GemmAlgorithm&) const = default;
+};
+
 struct Measurement {
   std::string name;
   int device = 0;                        // CUDA device ordinal; one of Provenance::devices' indices
@@ -164,6 +193,7 @@ struct Measurement {
   MethodInfo method;
   CheckInfo check;
   std::optional<CollectiveResult> collective;  // present exactly for kind() == collective
+  std::optional<GemmAlgorithm> algorithm;      // GEMM records from schema_version 2 on
   std::vector<std::string> notes;
 
   [[nodiscard]] MeasurementKind kind() const { return static_cast<MeasurementKind>(inputs.index()); }

@@ -132,6 +132,33 @@ json::Value inputs_to_json(const MeasurementInputs& inputs) {
   return o;
 }
 
+json::Value optional_name(const std::string& name) { return name.empty() ? json::Value() : json::Value(name); }
+
+json::Value optional_integer(const std::optional<std::int64_t>& v) { return v ? json::Value(*v) : json::Value(); }
+
+json::Value algorithm_to_json(const GemmAlgorithm& a) {
+  json::Value o = json::Value::object();
+  o.set("library", a.library);
+  o.set("id", a.id);
+  o.set("tile_id", a.tile_id);
+  o.set("tile", optional_name(a.tile));
+  o.set("stages_id", a.stages_id);
+  o.set("stages", optional_name(a.stages));
+  o.set("splitk_num", a.splitk_num);
+  o.set("reduction_scheme", a.reduction_scheme);
+  o.set("cta_swizzling", a.cta_swizzling);
+  o.set("custom_option", a.custom_option);
+  o.set("inner_shape_id", optional_integer(a.inner_shape_id));
+  o.set("inner_shape", optional_name(a.inner_shape));
+  o.set("cluster_shape_id", optional_integer(a.cluster_shape_id));
+  o.set("cluster_shape", optional_name(a.cluster_shape));
+  o.set("heuristic_rank", a.heuristic_rank);
+  o.set("heuristic_results", a.heuristic_results);
+  o.set("workspace_bytes", a.workspace_bytes);
+  o.set("waves_count", optional_number(a.waves_count));
+  return o;
+}
+
 json::Value clocks_to_json(const ClockState& c) {
   json::Value o = json::Value::object();
   o.set("source", c.source);
@@ -265,6 +292,7 @@ json::Value to_json(const Measurement& r) {
     c.set("nccl_estimate_s", optional_number(r.collective->nccl_estimate_s));
     o.set("collective", std::move(c));
   }
+  if (r.algorithm) o.set("algorithm", algorithm_to_json(*r.algorithm));
   o.set("notes", string_array(r.notes));
   return o;
 }
@@ -474,6 +502,20 @@ class ObjectReader {
     return m_file.optional_string(required(key), path_of(key));
   }
   std::vector<std::string> strings(std::string_view key) { return m_file.strings(required(key), path_of(key)); }
+  // null, or an integer >= min_value.
+  std::optional<std::int64_t> optional_integer(std::string_view key, std::int64_t min_value) {
+    const json::Value& v = required(key);
+    if (v.is_null()) return std::nullopt;
+    return m_file.integer(v, path_of(key), min_value);
+  }
+  // null (written as ""), or a non-empty string.
+  std::string optional_name(std::string_view key) {
+    const json::Value& v = required(key);
+    if (v.is_null()) return {};
+    const std::string& s = m_file.string(v, path_of(key));
+    if (s.empty()) m_file.fail(v, path_of(key), "expected a name or null, found an empty string");
+    return s;
+  }
   DataType datatype(std::string_view key, std::initializer_list<DataType> allowed) {
     return m_file.datatype(required(key), path_of(key), allowed);
   }
@@ -615,8 +657,52 @@ MeasurementInputs read_inputs(const FileReader& f, MeasurementKind kind, const j
   return result;
 }
 
+// A GEMM record's `algorithm` (schema_version 2): every key present, ids and counts in range,
+// and a name only beside an id.
+GemmAlgorithm read_algorithm(const FileReader& f, const json::Value& v, const std::string& path) {
+  ObjectReader o = f.object(v, path);
+  auto p = [&](std::string_view key) { return o.path_of(key); };
+  GemmAlgorithm a;
+  a.library = o.one_of("library", {"cublasLt"});
+  a.id = o.integer("id", 0);
+  a.tile_id = o.integer("tile_id", 0);
+  a.tile = o.optional_name("tile");
+  a.stages_id = o.integer("stages_id", 0);
+  a.stages = o.optional_name("stages");
+  a.splitk_num = o.integer("splitk_num", 1);
+  a.reduction_scheme = o.one_of("reduction_scheme", {"none", "inplace", "compute_type", "output_type"});
+  a.cta_swizzling = o.integer("cta_swizzling", 0);
+  if (a.cta_swizzling > 1) {
+    f.fail(o.required("cta_swizzling"), p("cta_swizzling"),
+           "expected 0 or 1 (cublasLt.h: other values are reserved), found " + std::to_string(a.cta_swizzling));
+  }
+  a.custom_option = o.integer("custom_option", 0);
+  a.inner_shape_id = o.optional_integer("inner_shape_id", 0);
+  a.inner_shape = o.optional_name("inner_shape");
+  a.cluster_shape_id = o.optional_integer("cluster_shape_id", 0);
+  a.cluster_shape = o.optional_name("cluster_shape");
+  if (!a.inner_shape_id && !a.inner_shape.empty()) {
+    f.fail(o.required("inner_shape"), p("inner_shape"), "a name without an inner_shape_id");
+  }
+  if (!a.cluster_shape_id && !a.cluster_shape.empty()) {
+    f.fail(o.required("cluster_shape"), p("cluster_shape"), "a name without a cluster_shape_id");
+  }
+  a.heuristic_rank = o.integer("heuristic_rank", 1);
+  a.heuristic_results = o.integer("heuristic_results", 1);
+  if (a.heuristic_rank > a.heuristic_results) {
+    f.fail(o.required("heuristic_rank"), p("heuristic_rank"),
+           "rank " + std::to_string(a.heuristic_rank) + " is past the heuristic's " +
+               std::to_string(a.heuristic_results) + " results");
+  }
+  a.workspace_bytes = o.integer("workspace_bytes", 0);
+  const json::Value& waves = o.required("waves_count");
+  if (!waves.is_null()) a.waves_count = f.non_negative(waves, p("waves_count"));
+  o.finish();
+  return a;
+}
+
 Measurement read_record(const FileReader& f, const json::Value& v, const std::string& path,
-                        const std::vector<int>& device_indices) {
+                        const std::vector<int>& device_indices, int schema_version) {
   ObjectReader o = f.object(v, path);
   auto p = [&](std::string_view key) { return o.path_of(key); };
   Measurement r;
@@ -702,6 +788,14 @@ Measurement read_record(const FileReader& f, const json::Value& v, const std::st
     r.collective = cr;
   } else if (collective != nullptr) {
     f.fail(*collective, p("collective"), "only collective records have a 'collective' object");
+  }
+  if (const json::Value* algorithm = o.optional("algorithm")) {
+    if (*kind != MeasurementKind::gemm) f.fail(*algorithm, p("algorithm"), "only gemm records have an 'algorithm' object");
+    if (schema_version < 2) {
+      f.fail(*algorithm, p("algorithm"),
+             "'algorithm' is a schema_version 2 key; this file says schema_version " + std::to_string(schema_version));
+    }
+    r.algorithm = read_algorithm(f, *algorithm, p("algorithm"));
   }
   r.notes = o.strings("notes");
   o.finish();
@@ -845,10 +939,10 @@ MeasurementFile parse_measurement_text(std::string_view text, const std::string&
   }
   const json::Value& version = o.required("schema_version");
   const int schema_version = f.small_integer(version, "schema_version", 1);
-  if (schema_version != kMeasurementSchemaVersion) {
+  if (schema_version < kOldestMeasurementSchemaVersion || schema_version > kMeasurementSchemaVersion) {
     f.fail(version, "schema_version",
-           "written with schema_version " + std::to_string(schema_version) + "; this stepcast reads version " +
-               std::to_string(kMeasurementSchemaVersion) +
+           "written with schema_version " + std::to_string(schema_version) + "; this stepcast reads versions " +
+               std::to_string(kOldestMeasurementSchemaVersion) + " to " + std::to_string(kMeasurementSchemaVersion) +
                (schema_version > kMeasurementSchemaVersion ? " (update stepcast)" : " (re-run the harness)"));
   }
   MeasurementFile file;
@@ -860,7 +954,8 @@ MeasurementFile parse_measurement_text(std::string_view text, const std::string&
   std::vector<int> device_indices;
   for (const DeviceInfo& d : file.provenance.devices) device_indices.push_back(d.index);
   for (std::size_t i = 0; i < records.items().size(); ++i) {
-    file.records.push_back(read_record(f, records.items()[i], "records[" + std::to_string(i) + "]", device_indices));
+    file.records.push_back(
+        read_record(f, records.items()[i], "records[" + std::to_string(i) + "]", device_indices, schema_version));
   }
   const json::Value& skipped = o.required("skipped");
   if (!skipped.is_array()) f.fail(skipped, "skipped", "expected an array");

@@ -220,7 +220,7 @@ void validate_measurements(const LoadedMeasurements& m, const ModelVariant& vari
                                           : with_own                                    ? model + " (own efficiency)"
                                                                                         : model,
                                           k.measured_s, predict_kernel(k, m.gpu, with_own ? o->second : params),
-                                          std::nullopt});
+                                          std::nullopt, k.kernel});
     }
   }
 
@@ -272,7 +272,7 @@ void validate_measurements(const LoadedMeasurements& m, const ModelVariant& vari
     for (const auto& r : collective_residuals(test, params)) {
       report.rows.push_back(ValidationRow{r.source, r.component,
                                           fmt::format("{} ({}/{})", r.label, to_string(r.algorithm), to_string(r.protocol)),
-                                          model, r.measured_s, r.predicted_s, std::nullopt});
+                                          model, r.measured_s, r.predicted_s, std::nullopt, {}});
     }
   }
   for (const auto& n : m.notes) report.notes.push_back(n);
@@ -309,7 +309,7 @@ void validate_published_runs(const std::string& path, const ModelVariant& varian
     TrainingPredictor predictor(use->cost);
     const auto collectives = make_collective_model(default_collective_model(), run.scenario.system, use->cost, use->nccl);
     const TrainingPrediction p = predictor.predict(run.scenario, *collectives);
-    ValidationRow row{path, "training.step_time", run.id, model, run.measured_step_s, p.step_time.value(), std::nullopt};
+    ValidationRow row{path, "training.step_time", run.id, model, run.measured_step_s, p.step_time.value(), std::nullopt, {}};
     if (use->profile) {
       const PredictionInterval interval = training_interval(*use->profile, run.scenario, p, use->cost, 0.9);
       row.half_width_90 = interval.relative_half_width;
@@ -340,12 +340,12 @@ void validate_published_runs(const std::string& path, const ModelVariant& varian
     }
     if (run.measured_ttft_s > 0.0) {
       report.rows.push_back(
-          ValidationRow{path, "inference.ttft", run.id, model, run.measured_ttft_s, p.ttft.mean.value(), ttft_half});
+          ValidationRow{path, "inference.ttft", run.id, model, run.measured_ttft_s, p.ttft.mean.value(), ttft_half, {}});
     }
     if (run.measured_tokens_per_s_per_gpu > 0.0) {
       const double predicted = p.output_tokens_per_s / run.scenario.system.gpus;
       report.rows.push_back(ValidationRow{path, "inference.time_per_output_token_per_gpu", run.id, model,
-                                          1.0 / run.measured_tokens_per_s_per_gpu, 1.0 / predicted, tpot_half});
+                                          1.0 / run.measured_tokens_per_s_per_gpu, 1.0 / predicted, tpot_half, {}});
     }
   }
 }
@@ -366,6 +366,10 @@ std::string format_validation(const ValidationReport& report, ReportFormat forma
   std::string out;
   const bool intervals =
       std::any_of(report.rows.begin(), report.rows.end(), [](const ValidationRow& r) { return r.half_width_90.has_value(); });
+  // The kernel column appears only when a point recorded its kernel (harness files from
+  // schema_version 2 on), so older files print exactly as before.
+  const bool kernels =
+      std::any_of(report.rows.begin(), report.rows.end(), [](const ValidationRow& r) { return !r.kernel.empty(); });
   if (format == ReportFormat::json) {
     nlohmann::ordered_json j;
     j["schema_version"] = 1;
@@ -385,6 +389,7 @@ std::string format_validation(const ValidationReport& report, ReportFormat forma
                                  {"predicted_s", round_significant(r.predicted_s)},
                                  {"error", round_significant(r.error())}};
       if (r.half_width_90) row["interval_90"] = round_significant(*r.half_width_90);
+      if (!r.kernel.empty()) row["kernel"] = r.kernel;
       rows.push_back(row);
     }
     j["rows"] = rows;
@@ -402,11 +407,13 @@ std::string format_validation(const ValidationReport& report, ReportFormat forma
   }
   if (format == ReportFormat::csv) {
     out = "source,component,point,model,measured_s,predicted_s,error";
-    out += intervals ? ",interval_90\n" : "\n";
+    out += intervals ? ",interval_90" : "";
+    out += kernels ? ",kernel\n" : "\n";
     for (const auto& r : report.rows) {
       out += fmt::format("{},{},{},{},{:g},{:g},{:g}", csv_field(r.source), csv_field(r.component), csv_field(r.label), csv_field(r.model),
                          round_significant(r.measured_s), round_significant(r.predicted_s), round_significant(r.error()));
       if (intervals) out += r.half_width_90 ? fmt::format(",{:g}", round_significant(*r.half_width_90)) : ",";
+      if (kernels) out += "," + csv_field(r.kernel);
       out += "\n";
     }
     return out;
@@ -430,14 +437,19 @@ std::string format_validation(const ValidationReport& report, ReportFormat forma
     component_width = std::max(component_width, r.component.size());
   }
   label_width = std::min<std::size_t>(label_width, 60);
-  out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:>12}  {:>12}  {:>8}{}\n", "source", source_width, "component",
+  out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:>12}  {:>12}  {:>8}{}{}\n", "source", source_width, "component",
                      component_width, "point", label_width, "model", model_width, "measured", "predicted", "error",
-                     intervals ? "  ±90%" : "");
+                     intervals ? "  ±90%" : "", kernels ? "  kernel" : "");
   for (const auto& r : report.rows) {
     out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:>12}  {:>12}  {:>+7.1f}%", short_source(r.source), source_width,
                        r.component, component_width, r.label.substr(0, label_width), label_width, r.model, model_width,
                        format_time(r.measured_s), format_time(r.predicted_s), 100.0 * r.error());
-    if (r.half_width_90) out += fmt::format("  {:>4.1f}%", 100.0 * *r.half_width_90);
+    if (r.half_width_90) {
+      out += fmt::format("  {:>4.1f}%", 100.0 * *r.half_width_90);
+    } else if (intervals && kernels) {
+      out += "       ";  // keeps the kernel column aligned
+    }
+    if (kernels && !r.kernel.empty()) out += "  " + r.kernel;
     out += "\n";
   }
   std::size_t name_width = 9;

@@ -11,6 +11,11 @@
 // constants: "datasheet" or a profile's. A published run the profile does not apply to (another
 // GPU or system) is predicted with the datasheet constants and says so in its `model` column.
 //
+// A GEMM point whose harness record names the cuBLASLt kernel that ran (its `algorithm`,
+// validation/SCHEMA.md) carries it in ValidationRow::kernel, printed as a last `kernel` column
+// ("algo 21 tile 128x256 splitK 1", kernel_points.h's describe_kernel) in every format; the
+// column is absent when no row has one, so reports on older files are unchanged.
+//
 // Holdout (measurement files only; published runs are never fitted):
 //   every-other        sizes/shapes of each source in increasing order; even positions fit,
 //                      odd positions are reported
@@ -48,6 +53,7 @@ struct ValidationRow {
   double measured_s = 0.0;
   double predicted_s = 0.0;
   std::optional<double> half_width_90;  // the profile's 90% interval of this prediction, when it has one
+  std::string kernel;     // the GEMM kernel the point ran (KernelPoint::kernel); "" when not recorded
   [[nodiscard]] double error() const { return predicted_s / measured_s - 1.0; }
 };
 

@@ -48,8 +48,23 @@ MeasurementFile sample_file() {
   d.clocks_at_start.throttle_reasons = {"gpu_idle"};
   d.clocks_at_end.note = "libnvidia-ml.so.1 not found";
 
-  f.records.push_back(make_measurement(gemm_point(DataType::bf16, "TN", 4096, 8192, 4096, "qkv"),
-                                       timing({1.1e-4, 1.0e-4, 1.2e-4}), test::passed_check()));
+  Measurement gemm = make_measurement(gemm_point(DataType::bf16, "TN", 4096, 8192, 4096, "qkv"),
+                                      timing({1.1e-4, 1.0e-4, 1.2e-4}), test::passed_check());
+  // The kernel the harness read back (schema_version 2); values exercise every key, not measured.
+  GemmAlgorithm algorithm;
+  algorithm.id = 66;
+  algorithm.tile_id = 23;
+  algorithm.tile = "128x256";
+  algorithm.stages_id = 35;
+  algorithm.stages = "64xAUTO";
+  algorithm.inner_shape_id = 0;
+  algorithm.inner_shape = "undefined";
+  algorithm.cluster_shape_id = std::nullopt;  // not reported
+  algorithm.heuristic_results = 8;
+  algorithm.workspace_bytes = 1 << 20;
+  algorithm.waves_count = 0.97;
+  gemm.algorithm = algorithm;
+  f.records.push_back(gemm);
   AttentionInputs a;
   a.impl = "stepcast_flash";
   a.direction = AttentionDirection::backward;
@@ -108,6 +123,9 @@ TEST_CASE("the schema check can fail: a record with a negative time and an unkno
   REQUIRE(errors.size() >= 2);
   CHECK(errors_text(errors).find("records[0].time.median_s") != std::string::npos);
   CHECK(errors_text(errors).find("records[0].inputs.colour") != std::string::npos);
+  const auto algorithm_errors = testing::validate_against_schema(
+      json::parse(corrupt(text, "\"heuristic_results\": 8", "\"heuristic_results\": 0")), schema);
+  CHECK(errors_text(algorithm_errors).find("records[0].algorithm.heuristic_results") != std::string::npos);
 }
 
 TEST_CASE("the reader reads back exactly what the writer wrote") {
@@ -147,8 +165,8 @@ TEST_CASE("corrupt or mismatched files give errors that point at the problem") {
     CHECK(e.find("not valid JSON") != std::string::npos);
   }
   SUBCASE("a newer schema version asks for a newer stepcast") {
-    const std::string e = error_of(corrupt(text, "\"schema_version\": 1", "\"schema_version\": 2"));
-    CHECK(e.find("schema_version 2") != std::string::npos);
+    const std::string e = error_of(corrupt(text, "\"schema_version\": 2", "\"schema_version\": 3"));
+    CHECK(e.find("schema_version 3") != std::string::npos);
     CHECK(e.find("update stepcast") != std::string::npos);
   }
   SUBCASE("another JSON file is not mistaken for measurements") {

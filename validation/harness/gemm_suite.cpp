@@ -6,6 +6,11 @@
 // versions and is not used, so a fused grouped kernel may be faster than what is measured here
 // (the record's notes say so).
 //
+// Every record carries `algorithm`: the cuBLASLt kernel that ran (algorithm id, tile, stages,
+// split-K, cluster shape, ...; kernels/gemm_algorithm.h), so a fit can tell a shape whose kernel
+// changed from one the model misprices. Every GEMM here goes through cuBLASLt; none through
+// plain cuBLAS (cublasGemmEx).
+//
 // FP8 GEMMs try the cuBLASLt set-ups of validation/fp8_gemm_configurations.h in order; the
 // record's notes name the one that ran and `skipped` holds each refused one with cuBLASLt's
 // status and logged reason.
@@ -13,10 +18,12 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kernels/cuda_check.h"
+#include "kernels/gemm_algorithm.h"
 #include "kernels/memory_ops.h"
 #include "validation/fp8_gemm_configurations.h"
 #include "validation/harness/check_helpers.h"
@@ -69,6 +76,44 @@ kernels::GemmSpec spec_of(const GemmInputs& g) {
   s.k = g.k;
   s.batch = g.batch;
   return s;
+}
+
+// The record's `algorithm`: the cuBLASLt algorithm `plan` last ran, read back from its
+// cublasLtMatmulAlgo_t, with the heuristic's rank, result count, workspace and waves for it.
+// nullopt, with a note saying why, when cuBLASLt reports a reduction scheme cublasLt.h does not
+// define (the file's reader accepts only the header's four).
+std::optional<GemmAlgorithm> algorithm_record(const kernels::GemmPlan& plan, std::vector<std::string>& notes) {
+  const kernels::GemmAlgorithmConfig c = kernels::read_algorithm_config(plan.algorithm());
+  GemmAlgorithm a;
+  a.library = "cublasLt";
+  a.id = c.id;
+  a.tile_id = c.tile_id;
+  a.tile = kernels::tile_name(c.tile_id);
+  a.stages_id = c.stages_id;
+  a.stages = kernels::stages_name(c.stages_id);
+  a.splitk_num = c.splitk_num;
+  a.reduction_scheme = kernels::reduction_scheme_name(c.reduction_scheme);
+  if (a.reduction_scheme.empty()) {
+    notes.push_back("cuBLASLt reported reduction scheme " + std::to_string(c.reduction_scheme) +
+                    ", which cublasLt.h does not define: algorithm not recorded");
+    return std::nullopt;
+  }
+  a.cta_swizzling = c.cta_swizzling;
+  a.custom_option = c.custom_option;
+  if (c.inner_shape_id) {
+    a.inner_shape_id = *c.inner_shape_id;
+    a.inner_shape = kernels::inner_shape_name(*c.inner_shape_id);
+  }
+  if (c.cluster_shape_id) {
+    a.cluster_shape_id = *c.cluster_shape_id;
+    a.cluster_shape = kernels::cluster_shape_name(*c.cluster_shape_id);
+  }
+  a.heuristic_rank = plan.algorithm_used() + 1;
+  a.heuristic_results = plan.algorithms_offered();
+  a.workspace_bytes = static_cast<std::int64_t>(plan.workspace_bytes());
+  const double waves = plan.waves_count();
+  if (waves >= 0.0 && std::isfinite(waves)) a.waves_count = waves;
+  return a;
 }
 
 }  // namespace
@@ -205,6 +250,7 @@ void GemmRunner::measure(const GemmInputs& requested, const std::string& label) 
                              std::to_string(plan->workspace_bytes()) + " B");
     if (fp8) measured.notes.push_back(configuration_note);
     if (groups > 1) measured.notes.push_back("grouped: a loop of per-expert cuBLASLt calls on one stream");
+    measured.algorithm = algorithm_record(*plan, measured.notes);
   };
   Measurement measured = make_measurement(point, cold, check, session.device());
   annotate(measured);
