@@ -122,6 +122,10 @@ Bytes output_activation_bytes(const LayerShape& s) {
   return Bytes(2.0 * s.activation_bytes * s.norm_tokens() * s.hidden + s.saved_logit_bytes * s.tokens() * s.vocab / s.t());
 }
 
+Bytes mtp_activation_bytes(const LayerShape& s) {
+  return Bytes(4.0 * s.activation_bytes * s.norm_tokens() * s.hidden);
+}
+
 Bytes loss_backward_working_set_bytes(const LayerShape& s) {
   return Bytes(s.loss_backward_logit_bytes * s.tokens() * s.vocab / s.t());
 }

@@ -91,6 +91,11 @@ Bytes embedding_activation_bytes(const LayerShape& shape);
 // element) and the logits the cross-entropy keeps: FP32, 4 s b V / t (Sec. 4.3); the 16-bit
 // logits, 2 s b V / t, with Transformer Engine's fused cross-entropy (saved_logit_bytes).
 Bytes output_activation_bytes(const LayerShape& shape);
+// Last stage, per micro-batch in flight, one multi-token-prediction module's own tensors
+// (layer_ops.h mtp_forward_ops): the inputs of enorm and hnorm and the concatenated eh_proj input,
+// 4 e s b h (sequence-parallel shards under SP). Its block and head are a layer's and
+// output_activation_bytes'.
+Bytes mtp_activation_bytes(const LayerShape& shape);
 // Last stage, while the loss's backward runs for one micro-batch: the vocab-sized gradients it
 // holds beside the saved logits (loss_backward_logit_bytes s b V / t; 0 unless PyTorch's
 // cross-entropy, CrossEntropyFusion::pytorch: 8, or 12 under loss parallelism, tp > 1).

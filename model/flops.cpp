@@ -57,7 +57,13 @@ StepFlops training_step_flops(const TransformerSpec& model, double global_batch,
   const LayerFlops dense = layer_forward_flops(model, global_batch, seq, count, false);
   const LayerFlops moe = layer_forward_flops(model, global_batch, seq, count, true);
   const Flops layers_forward = dense.total() * dense_layers + moe.total() * moe_layers;
-  const Flops forward = layers_forward + logits_forward_flops(model, global_batch, seq);
+  // Multi-token prediction (model/transformer.h mtp_depth): per module one block of the decoder's last
+  // layer kind, the 2h -> h projection and the shared head's logits again.
+  const double mtp = std::max(model.mtp_depth, 0);
+  const Flops mtp_forward = ((moe_layers > 0.0 ? moe.total() : dense.total()) +
+                             Flops(2.0 * global_batch * seq * 2.0 * model.hidden * static_cast<double>(model.hidden)) +
+                             logits_forward_flops(model, global_batch, seq)) * mtp;
+  const Flops forward = layers_forward + logits_forward_flops(model, global_batch, seq) + mtp_forward;
   StepFlops f;
   f.model = forward * 3.0;
   f.hardware = f.model;

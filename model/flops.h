@@ -15,6 +15,9 @@
 // FLOPs of a token, not the padded or imbalanced work a rank does (that is in the ops' time).
 // Sliding-window layers count 4 b s w a d for their core (each query attends to w keys), and
 // LayerFlops::attention is the mean over the model's full and windowed layers.
+// Each multi-token-prediction module (mtp_depth) adds one layer of the decoder's last kind, its
+// projection 2 b s (2h) h and the logits 2 b s h V (Megatron-LM's num_floating_point_operations
+// counts the same MTP terms); recomputation FLOPs leave the modules out.
 // Backward is twice the forward. Full recomputation adds one forward of every layer; selective
 // recomputation re-runs the GEMM work of its modules (model/parallel.h): core_attn the attention
 // core of every layer, mlp the dense layers' MLP, moe the MoE layers' experts and router,

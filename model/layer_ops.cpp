@@ -582,6 +582,31 @@ OpList output_backward_ops(const LayerShape& s) {
   return ops;
 }
 
+OpList mtp_forward_ops(const LayerShape& s) {
+  OpList ops;
+  const double T = s.tokens();
+  ops.push(data_movement_op("mtp.embedding_lookup", 2.0 * T * s.hidden * s.activation_bytes));
+  push_norm(ops, "mtp.enorm", s, false);
+  push_norm(ops, "mtp.hnorm", s, false);
+  // torch.cat along the hidden dimension: reads both halves, writes the b s 2h input of eh_proj.
+  ops.push(data_movement_op("mtp.concat", 4.0 * s.norm_tokens() * s.hidden * s.activation_bytes));
+  ops.push(gemm("mtp.eh_proj", s, T, s.hidden / s.t(), 2.0 * s.hidden));
+  return ops;
+}
+
+OpList mtp_backward_ops(const LayerShape& s) {
+  OpList ops;
+  const double T = s.tokens();
+  push_gemm_backward(ops, "mtp.eh_proj.dgrad", "mtp.eh_proj.wgrad", s, T, s.hidden / s.t(), 2.0 * s.hidden);
+  push_norm(ops, "mtp.hnorm.backward", s, true);
+  push_norm(ops, "mtp.enorm.backward", s, true);
+  // The shared embedding's gradient from this lookup, as the first stage's (embedding_backward_ops).
+  const double table = s.vocab / s.t() * s.hidden;
+  ops.push(memory_op("mtp.embedding.backward",
+                     T * s.hidden * 2.0 * s.activation_bytes + table * (2.0 * s.activation_bytes + 8.0)));
+  return ops;
+}
+
 LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload& training,
                             const ParallelConfig& parallel, const PrecisionConfig& precision) {
   LayerShape s;

@@ -87,5 +87,14 @@ OpList embedding_backward_ops(const LayerShape& shape);
 // Last pipeline stage: final norm, logits GEMM (vocab-parallel) and cross-entropy in FP32.
 OpList output_forward_ops(const LayerShape& shape);
 OpList output_backward_ops(const LayerShape& shape);
+// Last pipeline stage, one multi-token-prediction module's own kernels (model/transformer.h
+// mtp_depth; Megatron-Core MultiTokenPredictionLayer.forward): the shared embedding's lookup of the
+// shifted tokens, enorm of it and hnorm of the previous depth's hidden state, their concatenation and
+// the eh_proj GEMM 2h -> h/t (a ColumnParallelLinear). The module's transformer block and its output
+// head and loss are the layer's and output_*_ops' kernels, priced by the caller. Backward: the
+// projection's data and weight gradients (the concatenation's gradient is two views of its output),
+// the two norms' backward and the embedding table's gradient.
+OpList mtp_forward_ops(const LayerShape& shape);
+OpList mtp_backward_ops(const LayerShape& shape);
 
 }  // namespace stepcast

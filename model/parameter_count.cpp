@@ -86,6 +86,29 @@ double total_parameters(const TransformerSpec& model) {
          embedding_parameters(model) + output_layer_parameters(model);
 }
 
+bool mtp_block_is_moe(const TransformerSpec& model) { return moe_layer_count(model) > 0; }
+
+namespace {
+// Per module: enorm, hnorm and the final norm before the shared head; the projection M_k.
+double mtp_norms(const TransformerSpec& model) { return 3.0 * norm_parameters(model); }
+double mtp_projection(const TransformerSpec& model) { return 2.0 * model.hidden * static_cast<double>(model.hidden); }
+}  // namespace
+
+double mtp_parameters(const TransformerSpec& model) {
+  if (model.mtp_depth <= 0) return 0.0;
+  const double block = layer_parameters(model, mtp_block_is_moe(model)).total();
+  return model.mtp_depth * (mtp_norms(model) + mtp_projection(model) + block);
+}
+
+LayerParametersPerRank mtp_parameters_per_rank(const TransformerSpec& model, int tp, int ep, int expert_tp) {
+  LayerParametersPerRank r;
+  if (model.mtp_depth <= 0) return r;
+  const LayerParametersPerRank block = layer_parameters_per_rank(model, tp, mtp_block_is_moe(model), ep, expert_tp);
+  r.dense = model.mtp_depth * (mtp_norms(model) + mtp_projection(model) / std::max(tp, 1) + block.dense);
+  r.experts = model.mtp_depth * block.experts;
+  return r;
+}
+
 double active_parameters(const TransformerSpec& model) {
   const int moe = moe_layer_count(model);
   double routed_inactive = 0.0;

@@ -13,6 +13,18 @@
 // its gradient with the first stage's (Shoeybi et al. 2019; megatron/core/models/common/
 // language_module).
 //
+// Multi-token prediction (model.mtp_depth D; DeepSeek-V3 report arXiv:2412.19437 Sec. 2.2): each
+// module holds two RMSNorms (of the previous depth's hidden state and of the next token's embedding),
+// the projection M_k of h x 2h, one transformer block and the norm before the shared output head
+// (Megatron-Core MultiTokenPredictionLayer: enorm, hnorm, eh_proj 2h -> h, transformer_layer,
+// final_layernorm; megatron/core/transformer/multi_token_prediction.py). The block is of the decoder's
+// last layer kind ("get the spec for the last layer of decoder block", megatron/core/models/gpt/
+// gpt_layer_specs.py get_gpt_mtp_block_spec): a MoE layer for a MoE model. The embedding and the
+// output head are shared with the main model (Sec. 2.2), so total_parameters() leaves the modules
+// out, as the report's 671B does; the Hugging Face checkpoint stores its own copies of both with the
+// module (its 14B MTP weights), and Megatron-Core builds the embedding on the last pipeline stage
+// too when it runs the module there (gpt_model.py: "MTP need both embedding layer and output layer").
+//
 // Checks against published counts (tests/unit/moe_test.cpp): DeepSeek-V3 671B total, 37B active
 // per token (DeepSeek-V3 technical report, Sec. 1 and Table 1, MTP module excluded); Mixtral 8x7B
 // 46.7B total, 12.9B active (Jiang et al. 2024, "Mixtral of Experts", Sec. 2).
@@ -36,7 +48,11 @@ LayerParameters layer_parameters(const TransformerSpec& model, bool moe_layer = 
 int moe_layer_count(const TransformerSpec& model);
 double embedding_parameters(const TransformerSpec& model);   // word embedding V h
 double output_layer_parameters(const TransformerSpec& model);  // final norm + untied output V h
-double total_parameters(const TransformerSpec& model);          // counted once (tied counted once)
+double total_parameters(const TransformerSpec& model);          // counted once (tied counted once); no MTP
+// The mtp_depth multi-token-prediction modules' own parameters (embedding and output head shared).
+double mtp_parameters(const TransformerSpec& model);
+// True when the MTP block is a mixture-of-experts layer (the decoder's last layer is one).
+bool mtp_block_is_moe(const TransformerSpec& model);
 // Parameters one token passes through: all but the routed experts it is not sent to (top_k of E).
 double active_parameters(const TransformerSpec& model);
 
@@ -51,5 +67,8 @@ struct LayerParametersPerRank {
 };
 LayerParametersPerRank layer_parameters_per_rank(const TransformerSpec& model, int tp, bool moe_layer = false,
                                                  int ep = 1, int expert_tp = 1);
+// What one rank of the last pipeline stage holds of the mtp_depth modules: the block as a layer of
+// its kind, the projection split over tensor parallelism (a ColumnParallelLinear), the norms whole.
+LayerParametersPerRank mtp_parameters_per_rank(const TransformerSpec& model, int tp, int ep = 1, int expert_tp = 1);
 
 }  // namespace stepcast

@@ -90,6 +90,14 @@ struct TransformerSpec {
   // is free arithmetic; what it costs is how Megatron-Core runs it in the experts, outside the
   // fused activation kernel (model/moe_ops.h).
   double activation_clamp = 0.0;
+  // Multi-token prediction depth D (DeepSeek-V3 technical report, arXiv:2412.19437, Sec. 2.2; Hugging
+  // Face num_nextn_predict_layers; Megatron-Core mtp_num_layers): D sequential modules run in
+  // training after the main model, each the shared embedding of the next token, RMSNorms of it and of
+  // the previous depth's hidden state, their concatenation projected 2h -> h (M_k), one transformer
+  // block of the decoder's last layer kind, and the shared output head with its cross-entropy.
+  // Megatron-Core places them on the last pipeline stage with the loss (simulator/training_predictor.h).
+  // 0: none (training only; inference drops the modules).
+  int mtp_depth = 0;
 
   [[nodiscard]] bool is_moe() const { return moe.is_moe(); }
   // The widths a zero leaves to convention, as every cost function reads them: kv_heads 0 is MHA

@@ -7,6 +7,14 @@ development set (tests/fixtures/reference/dev_training_runs.yaml) to tests/fixtu
 
 One rule per field, the same for every row (never tuned per row):
   model        the catalog model of the row's model name (dimensions checked against the row).
+  mtp          DeepSeek-V3 rows run the catalog's one multi-token-prediction module (mtp_depth 1: the
+               Megatron-Bridge recipe sets model_cfg.mtp_num_layers = 1 and ends its pipeline layouts
+               with ["mtp", "loss"], src/megatron/bridge/recipes/deepseek/deepseek_v3.py
+               @05d003fb8985; the H100 performance config's layout "Et|(tt|)*30mL" holds the "m",
+               deepseek/deepseek_llm_pretrain.py @69655bff2dfb; no performance config read sets
+               mtp_num_layers), unless the row's notes say the archive labels it "w/o MTP" (the two
+               GB200 25.11 rows): then model: {preset: deepseek-v3, mtp_depth: 0}. The B200 row is
+               labelled "w/ MTP".
   system       DGX-H100 and Meta's Grand Teton servers (8 H100s and 8x400 Gb/s NICs per node, the
                row's `system`) -> dgx-h100; DGX-B200 -> dgx-b200; GB200 -> gb200-nvl72. The GPU
                count is the row's.
@@ -212,6 +220,14 @@ def model_key(row):
     return None
 
 
+def model_entry(row):
+    """The `model:` value of the docstring's `mtp` rule."""
+    key = model_key(row)
+    if key == "deepseek-v3" and "w/o MTP" in (row.get("notes") or ""):
+        return "{preset: deepseek-v3, mtp_depth: 0}"
+    return key
+
+
 def system_key(row):
     text = (row.get("system") or "") + " " + (row.get("gpu_type") or "")
     if "GB200" in text:
@@ -257,7 +273,7 @@ def scenario(row):
         "# written by scripts/dev_scenarios.py; its docstring states the mapping rules.",
         "schema_version: 1",
         f"name: dev-{row['id']}",
-        f"model: {model_key(row)}",
+        f"model: {model_entry(row)}",
         f"system: {{preset: {system_key(row)}, gpus: {row['gpus']}}}",
         "training:",
         f"  seq_len: {row['model']['seq_len']}",

@@ -368,8 +368,13 @@ std::string stage_imbalance_words(const Scenario& sc, const TrainingPrediction& 
   const auto& busy = p.per_stage_busy;
   const std::size_t last = busy.size() - 1;
   const std::string holds =
-      g->busiest == last ? fmt::format("{} layers and the output layer ({}-token logits) with the loss",
-                                       p.per_stage_layers[g->busiest], sc.model.vocab)
+      g->busiest == last ? fmt::format("{} layers and the output layer ({}-token logits) with the loss{}",
+                                       p.per_stage_layers[g->busiest], sc.model.vocab,
+                                       sc.model.mtp_depth > 0
+                                           ? fmt::format(", and {} multi-token-prediction module(s) (a layer, the "
+                                                         "projection and the head each)",
+                                                         sc.model.mtp_depth)
+                                           : std::string())
       : g->busiest == 0 ? fmt::format("{} layers and the embedding", p.per_stage_layers[g->busiest])
                         : fmt::format("{} layers", p.per_stage_layers[g->busiest]);
   return fmt::format("stage {} ({}) runs {} of forward and backward passes per step, stage {} ({} layers) {}; the others "

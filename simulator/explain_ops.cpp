@@ -104,6 +104,10 @@ std::vector<KernelTable> kernel_tables(const StepKernels& k) {
   };
   forward_backward_table("embedding", e.embedding_forward, e.embedding_backward, k.embedding_passes);
   forward_backward_table("output layer and loss", e.output_forward, e.output_backward, k.output_passes);
+  if (k.mtp_passes > 0.0) {
+    forward_backward_table("multi-token prediction (embedding, norms, eh_proj)", e.mtp_forward, e.mtp_backward,
+                           k.mtp_passes);
+  }
   return tables;
 }
 

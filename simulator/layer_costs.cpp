@@ -168,6 +168,23 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
     // target logit, one FP32 value per token each.
     const Bytes per_token(s.tokens() * 4.0);
     c.output_forward.tp_exposed += net.time(CollectiveOp::all_reduce, per_token, in.tp_group) * 3.0;
+    if (in.mtp_depth > 0) {
+      // A multi-token-prediction module (Megatron-Core MultiTokenPredictionLayer.forward): the
+      // shared embedding's lookup reduces as the first stage's; eh_proj is a ColumnParallelLinear
+      // over the 2h concatenation (with SP its input all-gathered along the sequence, its input
+      // gradient reduce-scattered; without, that gradient all-reduced), and its h/t output is
+      // gathered along the hidden dimension (gather_from_tensor_model_parallel_region, whose
+      // backward is a split).
+      const Bytes concatenated = activation * 2.0;
+      c.mtp_forward.tp_exposed = c.embedding_forward.tp_exposed + net.time(CollectiveOp::all_gather, activation, in.tp_group);
+      c.mtp_backward.tp_exposed = c.embedding_backward.tp_exposed;
+      if (s.sequence_parallel) {
+        c.mtp_forward.tp_exposed += net.time(CollectiveOp::all_gather, concatenated, in.tp_group);
+        c.mtp_backward.tp_exposed += net.time(CollectiveOp::reduce_scatter, concatenated, in.tp_group);
+      } else {
+        c.mtp_backward.tp_exposed += net.time(CollectiveOp::all_reduce, concatenated, in.tp_group);
+      }
+    }
     c.pipeline_receive = s.sequence_parallel ? Seconds(0.0) : net.time(CollectiveOp::all_gather, activation, in.tp_group);
   }
 
@@ -178,6 +195,9 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
   c.output_backward.compute = ends.output_backward.time();
   c.output_backward.weight_gradient = min(ends.output_backward.weight_gradient_time(), c.output_backward.compute);
   c.embedding_backward.weight_gradient = c.embedding_backward.compute;  // the table's gradient only
+  c.mtp_forward.compute = ends.mtp_forward.time();
+  c.mtp_backward.compute = ends.mtp_backward.time();
+  c.mtp_backward.weight_gradient = min(ends.mtp_backward.weight_gradient_time(), c.mtp_backward.compute);
 
   add_expert_and_context_traffic(in, forward, backward, c);
 
@@ -247,6 +267,7 @@ bool same_layer_cost_inputs(const LayerCostInputs& a, const LayerCostInputs& b) 
   }
   if (context && (a.cp_group != b.cp_group || a.cp_ring_hop != b.cp_ring_hop)) return false;
   return a.recompute == b.recompute && a.recompute_modules == b.recompute_modules && a.checkpoint == b.checkpoint &&
+         a.mtp_depth == b.mtp_depth &&
          zero3 == (b.zero >= 3) && a.tp_comm_overlap == b.tp_comm_overlap &&
          a.gpu == b.gpu && a.params == b.params && a.collectives == b.collectives && a.system == b.system && a.tp_group == b.tp_group &&
          *a.shape == *b.shape &&

@@ -58,6 +58,11 @@ struct LayerCosts {
   PassTime embedding_backward;
   PassTime output_forward;    // final norm, logits, cross-entropy
   PassTime output_backward;
+  // One multi-token-prediction module's own ops (embedding lookup, two norms, concatenation, eh_proj;
+  // simulator/layer_kernels.h), zero without one; its block and head are priced as a layer and as
+  // output_forward / output_backward by the predictor.
+  PassTime mtp_forward;
+  PassTime mtp_backward;
   Seconds pipeline_receive;   // per received activation with TP > 1: the all-gather that
                               // reassembles a scatter/gather p2p (Narayanan et al. 2021, Sec. 4.1)
   // ZeRO-3 / FSDP, once per micro-batch: the first layer's gather before a forward and the last
@@ -96,6 +101,7 @@ struct LayerCostInputs {
   CheckpointImplementation checkpoint = CheckpointImplementation::megatron;  // recompute: full's replay
   double root_embedding_parameters = 0.0;
   double root_output_parameters = 0.0;
+  int mtp_depth = 0;  // > 0: price one MTP module's own ops (mtp_forward / mtp_backward)
 };
 
 LayerCosts layer_costs(const LayerCostInputs& in);

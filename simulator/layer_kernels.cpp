@@ -186,7 +186,12 @@ LayerKernels layer_kernels(const LayerCostInputs& in) {
 EmbeddingOutputKernels embedding_output_kernels(const LayerCostInputs& in) {
   const LayerShape& s = *in.shape;
   EmbeddingOutputKernels k{training_kernels(embedding_forward_ops(s), in), training_kernels(embedding_backward_ops(s), in),
-                           training_kernels(output_forward_ops(s), in), training_kernels(output_backward_ops(s), in)};
+                           training_kernels(output_forward_ops(s), in), training_kernels(output_backward_ops(s), in),
+                           {}, {}};
+  if (in.mtp_depth > 0) {
+    k.mtp_forward = training_kernels(mtp_forward_ops(s), in);
+    k.mtp_backward = training_kernels(mtp_backward_ops(s), in);
+  }
   // FSDP2's root module stays gathered from its forward to the end of the backward (training_
   // predictor.cpp, zero3_root): one gather's copies with the first op that reads it, one
   // reduce-scatter's with the last backward.

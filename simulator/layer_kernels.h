@@ -79,12 +79,15 @@ struct LayerKernels {
 };
 LayerKernels layer_kernels(const LayerCostInputs& in);
 
-// The embedding (first pipeline stage) and the output layer with the loss (last stage).
+// The embedding (first pipeline stage) and the output layer with the loss (last stage), and one
+// multi-token-prediction module's own kernels (last stage; model/layer_ops.h mtp_forward_ops).
 struct EmbeddingOutputKernels {
   KernelPass embedding_forward;
   KernelPass embedding_backward;
   KernelPass output_forward;
   KernelPass output_backward;
+  KernelPass mtp_forward;
+  KernelPass mtp_backward;
 };
 EmbeddingOutputKernels embedding_output_kernels(const LayerCostInputs& in);
 

@@ -88,6 +88,7 @@ void write_model(Writer& w, const TransformerSpec& m) {
   w.integer(2, "sliding_window", m.sliding_window);
   w.integer(2, "full_attention_every", m.full_attention_every);
   if (m.activation_clamp > 0.0) w.real(2, "activation_clamp", m.activation_clamp);  // written when set
+  if (m.mtp_depth > 0) w.integer(2, "mtp_depth", m.mtp_depth);  // written when set
   if (m.mla) {
     w.key(2, "mla");
     w.integer(4, "q_lora_rank", m.mla->q_lora_rank);

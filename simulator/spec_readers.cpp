@@ -55,7 +55,7 @@ const std::vector<std::string>& model_field_keys() {
       "vocab",   "mlp",        "norm",           "position",       "tied_embeddings", "linear_bias",    "dropout",     "qk_norm",     "experts",
       "top_k",   "moe_ffn_hidden", "shared_experts", "capacity_factor", "load_imbalance", "first_dense_layers",
       "router_groups", "router_group_topk", "mla",     "sliding_window", "full_attention_every",
-      "activation_clamp"};
+      "activation_clamp", "mtp_depth"};
   return keys;
 }
 
@@ -193,6 +193,7 @@ void read_model_fields(const MapReader& r, TransformerSpec& m) {
   if (auto v = r.integer("sliding_window", kNonNegative)) m.sliding_window = to_int(*v);
   if (auto v = r.integer("full_attention_every", kNonNegative)) m.full_attention_every = to_int(*v);
   if (auto v = r.real("activation_clamp", {0.0, false})) m.activation_clamp = *v;  // 0: none
+  if (auto v = r.integer("mtp_depth", kNonNegative)) m.mtp_depth = to_int(*v);  // 0: no MTP module
   if (auto v = r.get("mla")) {
     const MapReader mla(r.sink(), v->node, v->path, v->where,
                         {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});

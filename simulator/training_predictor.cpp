@@ -277,6 +277,7 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   cost_inputs.ep_comm_overlap = par.ep_comm_overlap;
   cost_inputs.fsdp = par.fsdp;
   cost_inputs.checkpoint = par.checkpoint;
+  cost_inputs.mtp_depth = model.mtp_depth;
   // ZeRO-3's root unit per rank (the embedding; the output layer, with the embedding's copy a tied
   // model keeps on the last stage): FSDP2's copies ride on the embedding's and the output layer's
   // passes, and the root's gathers and reduce-scatters are priced below (zero3_root).
@@ -456,6 +457,22 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
       m_backward[i] += pass_total(costs.output_backward);
       m_weight_gradient[i] += costs.output_backward.weight_gradient;
       m_activations[i] += output_activation_bytes(shape);
+      if (model.mtp_depth > 0) {
+        // Multi-token prediction (model/transformer.h mtp_depth): Megatron-Core runs the modules on
+        // the last pipeline stage with the loss (Megatron-Bridge's DeepSeek-V3 layouts end with
+        // ["mtp", "loss"], src/megatron/bridge/recipes/deepseek/deepseek_v3.py @05d003fb8985), each
+        // its own ops, one block of the decoder's last layer kind on the same parallel layout, and
+        // the shared head with its cross-entropy again, for every micro-batch.
+        const LayerCosts& block = plan.has_moe ? moe_costs : costs;
+        const LayerActivations& block_activation = plan.has_moe ? moe_activation : layer_activation;
+        const double d = model.mtp_depth;
+        m_forward[i] += (pass_total(costs.mtp_forward) + pass_total(block.layer_forward) + pass_total(costs.output_forward)) * d;
+        m_backward[i] +=
+            (pass_total(costs.mtp_backward) + pass_total(block.layer_backward) + pass_total(costs.output_backward)) * d;
+        m_weight_gradient[i] += (costs.mtp_backward.weight_gradient + block.layer_backward.weight_gradient +
+                                 costs.output_backward.weight_gradient) * d;
+        m_activations[i] += (mtp_activation_bytes(shape) + block_activation.stored + output_activation_bytes(shape)) * d;
+      }
     } else {
       m_backward[i] += costs.pipeline_receive;
     }
@@ -527,6 +544,12 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   const double embedding_params = embedding_parameters(model) / tp;
   const double output_params = output_layer_parameters(model) / tp +
                                (model.tied_embeddings && pp > 1 ? embedding_parameters(model) / tp : 0.0);
+  // The multi-token-prediction modules sit on the last stage, with a copy of the word embedding
+  // there when the first stage is another one and the untied model keeps none (Megatron-Core
+  // gpt_model.py builds the embedding where pre_process or mtp_process).
+  const LayerParametersPerRank mtp = mtp_parameters_per_rank(model, tp, par.ep, par.expert_tensor_parallel());
+  const double mtp_params =
+      mtp.dense + (model.mtp_depth > 0 && pp > 1 && !model.tied_embeddings ? embedding_parameters(model) / tp : 0.0);
   const Bandwidth hbm = gpu.memory_bandwidth * params.memory_bandwidth_eta;
   const double dense_shards = par.zero >= 1 ? plan.gradient_ranks : 1.0;
   const double expert_shards = par.zero >= 1 ? plan.expert_dp : 1.0;
@@ -544,8 +567,8 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
       const double nd = layers[static_cast<std::size_t>(vs)] - nm;
       double p = nd * plan.layer_params + nm * plan.moe_layer_dense_params;
       if (plan.is_first(vs)) p += embedding_params;
-      if (plan.is_last(vs)) p += output_params;
-      const double experts = nm * plan.moe_layer_expert_params;
+      if (plan.is_last(vs)) p += output_params + mtp_params;
+      const double experts = nm * plan.moe_layer_expert_params + (plan.is_last(vs) ? mtp.experts : 0.0);
       plan.chunk_params[static_cast<std::size_t>(s * chunks + c)] = p;
       plan.chunk_expert_params[static_cast<std::size_t>(s * chunks + c)] = experts;
       stage_params += p;
@@ -697,9 +720,11 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     return (layers[static_cast<std::size_t>(vs)] - nm) * plan.layer_params + nm * plan.moe_layer_dense_params;
   };
 
-  // Tied embeddings across a pipeline: first and last stage all-reduce the embedding gradient.
+  // Tied embeddings across a pipeline, or the multi-token-prediction modules' copy of the embedding
+  // on the last stage: first and last stage all-reduce the embedding gradient (Megatron-Core
+  // finalize_model_grads, _allreduce_word_embedding_grads).
   Seconds embedding_sync(0.0);
-  if (model.tied_embeddings && pp > 1) {
+  if ((model.tied_embeddings || model.mtp_depth > 0) && pp > 1) {
     const auto stages = group_members(ParallelDim::pp, par);
     const GroupLayout pair = layout_of(std::vector<int>{stages.front(), stages.back()}, system);
     embedding_sync = net.time(CollectiveOp::all_reduce, Bytes(embedding_parameters(model) / tp * grad_bytes), pair);
@@ -892,6 +917,20 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     if (plan.is_last(vs)) {
       b.compute += (costs.output_forward.compute + costs.output_backward.compute) * m;
       b.tp_comm_exposed += (costs.output_forward.tp_exposed + costs.output_backward.tp_exposed) * m;
+      if (model.mtp_depth > 0) {
+        // The MTP modules (prepare(), section 2): their own ops, block and head, by component.
+        const LayerCosts& blk = plan.has_moe ? plan.moe_costs : costs;
+        const double dm = model.mtp_depth * m;
+        b.compute += (costs.mtp_forward.compute + costs.mtp_backward.compute + blk.layer_forward.compute +
+                      blk.layer_backward.compute + costs.output_forward.compute + costs.output_backward.compute) * dm;
+        b.tp_comm_exposed += (costs.mtp_forward.tp_exposed + costs.mtp_backward.tp_exposed + blk.layer_forward.tp_exposed +
+                              blk.layer_backward.tp_exposed + costs.output_forward.tp_exposed +
+                              costs.output_backward.tp_exposed) * dm;
+        b.recompute += blk.layer_backward.recompute * dm;
+        b.ep_comm_exposed += (blk.layer_forward.ep_exposed + blk.layer_backward.ep_exposed) * dm;
+        b.cp_comm_exposed += (blk.layer_forward.cp_exposed + blk.layer_backward.cp_exposed) * dm;
+        b.dp_comm_exposed += (blk.layer_forward.dp_exposed + blk.layer_backward.dp_exposed) * dm;
+      }
     } else {
       b.pp_comm_exposed += costs.pipeline_receive * m;
     }
@@ -1046,14 +1085,19 @@ StepKernels TrainingPredictor::step_kernels(const Scenario& scenario, const Coll
   out.microbatches = static_cast<int>(m);
   // Layers of each kind on the critical stage, over its model chunks, as section 5 of predict()
   // counts them for the step's compute.
-  double dense = 0.0, moe = 0.0, edge = 0.0;
+  double dense = 0.0, moe = 0.0, edge = 0.0, mtp_blocks = 0.0;
+  const int mtp_depth = scenario.model.mtp_depth;
   for (int c = 0; c < plan.chunks; ++c) {
     const auto vs = static_cast<std::size_t>(c * plan.pp + critical);
     moe += plan.moe_layers[vs];
     dense += plan.layers[vs] - plan.moe_layers[vs] - plan.edge_layers[vs];
     edge += plan.edge_layers[vs];
     if (plan.is_first(static_cast<int>(vs))) out.embedding_passes += m;
-    if (plan.is_last(static_cast<int>(vs))) out.output_passes += m;
+    if (plan.is_last(static_cast<int>(vs))) {
+      out.output_passes += m * (1 + mtp_depth);
+      out.mtp_passes += m * mtp_depth;
+      mtp_blocks += mtp_depth;
+    }
   }
   const bool moe_model = plan.has_moe;
   const auto add = [&](std::string kind, const LayerCostInputs& inputs, double layers, double recomputed_fraction) {
@@ -1072,6 +1116,9 @@ StepKernels TrainingPredictor::step_kernels(const Scenario& scenario, const Coll
   // BF16 edge layers are priced without partial recomputation's blend (edge_costs in prepare()):
   // each recomputes whenever recomputation is on.
   add("dense, kept in BF16 (FP8 edge layer)", plan.edge_inputs, edge, 1.0);
+  // The multi-token-prediction modules' blocks (prepare(), section 2: the decoder's last layer kind).
+  add(moe_model ? "MoE (MTP module's block)" : "dense (MTP module's block)", moe_model ? plan.moe_inputs : plan.dense_inputs,
+      mtp_blocks, plan.recomputed_fraction);
   out.embedding_output = embedding_output_kernels(plan.dense_inputs);
   return out;
 }

@@ -78,7 +78,8 @@ struct StepKernels {
   std::vector<StageLayerKernels> layers;  // kinds with layers on the critical stage
   EmbeddingOutputKernels embedding_output;
   double embedding_passes = 0.0;  // per step on the critical stage (0 when another stage holds it)
-  double output_passes = 0.0;
+  double output_passes = 0.0;     // the main head's and every multi-token-prediction module's
+  double mtp_passes = 0.0;        // the MTP modules' own ops (embedding_output.mtp_*), mtp_depth per micro-batch
 };
 
 class TrainingPredictor {

@@ -74,6 +74,26 @@ TEST_CASE("DeepSeek-V3 has 671B parameters of which 37B are active per token") {
   CHECK(moe_layer_count(m) == 58);
 }
 
+TEST_CASE("DeepSeek-V3 with its multi-token-prediction module has 685B parameters, 14B of them the module's") {
+  // Hugging Face deepseek-ai/DeepSeek-V3 model card: "685B ..., which includes 671B of the Main Model
+  // weights and 14B of the Multi-Token Prediction (MTP) Module weights"; config num_nextn_predict_layers
+  // 1. The checkpoint stores the module with its own copies of the shared embedding and output head
+  // (2 x 129280 x 7168 = 1.85B); the module itself (report Sec. 2.2): one MoE block (MLA 187M, 256
+  // routed experts 11.27B, shared expert 44M, router 1.8M), the projection M 2 x 7168^2 = 103M and
+  // three RMSNorms: 11.6B. With the two copies 13.5B, against the card's 14B, a difference of two
+  // rounded figures (685 - 671); 5% tolerance on it, 1% on the 685B total.
+  const TransformerSpec& m = catalog_model("deepseek-v3");
+  CHECK(m.mtp_depth == 1);
+  CHECK(mtp_block_is_moe(m));
+  const double copies = embedding_parameters(m) + output_layer_parameters(m);
+  CHECK(mtp_parameters(m) == doctest::Approx(11.6e9).epsilon(0.01));
+  CHECK(mtp_parameters(m) + copies == doctest::Approx(14e9).epsilon(0.05));
+  CHECK(total_parameters(m) + mtp_parameters(m) + copies == doctest::Approx(685e9).epsilon(0.01));
+  // No other catalog model trains with one (its depth 0 and no parameters).
+  CHECK(mtp_parameters(catalog_model("qwen3-235b-a22b")) == 0.0);
+  CHECK(catalog_model("llama3-405b").mtp_depth == 0);
+}
+
 TEST_CASE("Mixtral 8x7B has 46.7B parameters, 12.9B active; 8x22B 141B, 39B active") {
   // Jiang et al. 2024 "Mixtral of Experts" Sec. 2 / Mistral AI's announcement: 46.7B total,
   // 12.9B used per token. Mistral AI "Cheaper, Better, Faster, Stronger" (Mixtral 8x22B): 141B
