@@ -56,7 +56,17 @@ One rule per field, the same for every row (never tuned per row):
                the last stage"); Megatron-Bridge counts the embedding and the loss (and
                DeepSeek-V3's MTP module) as layers of the first and last chunks the same way.
                When the middle chunks hold every layer, the first and last hold none (the
-               embedding-only and loss-only chunks of Sec. 3.3.2).
+               embedding-only and loss-only chunks of Sec. 3.3.2). Except where a row's matching
+               recipe (RECIPES, the `recompute` rule's layout match) fixes the pipeline layout
+               (RECIPE_LAYERS below): Megatron-Bridge's DeepSeek-V3 configs take the performance
+               config's pp_layout, or without one the recipe's layout_map for (pp, vpp)
+               (deepseek/deepseek_llm_pretrain.py @69655bff2dfb; set_deepseek_v3_pipeline_model_
+               parallel_layout in src/megatron/bridge/recipes/deepseek/deepseek_v3.py): B200_V1
+               (pp 16) and GB200_BF16_V2 (pp 4, vpp 4) set none and get (16, 1) / (4, 4):
+               [["embedding"] + ["decoder"] * 4] + [["decoder"] * 4] * 14 + [["decoder"] + ["mtp",
+               "loss"]], so 4 decoder layers in the first chunk and 1 in the last, where the MTP
+               module and the loss sit; H100_V1's pp_layout "Et|(tt|)*30mL" gives 1 and 0, as the
+               generic rule does.
   recompute    none, unless RECIPES below holds the row: then recompute: selective with the
                recipe's recompute_modules (Megatron-Core fine-grained recomputation). A recipe is a
                config of Megatron-Bridge's performance scripts
@@ -208,6 +218,15 @@ RECIPES = {
 }
 
 
+# Decoder layers of the first and last model chunk where the row's matching recipe fixes the layout
+# (the docstring's `layers` rule): row id -> (first, last).
+RECIPE_LAYERS = {
+    "mbridge2511_b200_deepseekv3_fp8-mx_256gpu": (4, 1),   # layout_map[(16, 1)]
+    "mbridge2511_gb200_deepseekv3_bf16_256gpu": (4, 1),    # layout_map[(4, 4)]
+    "mbridge2509_h100_deepseekv3_fp8_1024gpu": (1, 0),     # pp_layout "Et|(tt|)*30mL"
+}
+
+
 def value(x):
     return x["value"] if isinstance(x, dict) else x
 
@@ -295,7 +314,13 @@ def scenario(row):
         lines.append(f"  vpp: {vpp}")
     layers = row["model"]["layers"]
     chunks = pp * vpp
-    if layers % chunks != 0:
+    if row["id"] in RECIPE_LAYERS:
+        first, last = RECIPE_LAYERS[row["id"]]
+        if (layers - first - last) % (chunks - 2) != 0:
+            raise SystemExit(f"{row['id']}: recipe layout {first}/{last} leaves an uneven middle")
+        lines.append(f"  first_stage_layers: {first}")
+        lines.append(f"  last_stage_layers: {last}")
+    elif layers % chunks != 0:
         per = -(-layers // chunks)
         edge = layers - (chunks - 2) * per
         if edge < 0:
