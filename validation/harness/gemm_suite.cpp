@@ -81,9 +81,17 @@ kernels::GemmSpec spec_of(const GemmInputs& g) {
 // The record's `algorithm`: the cuBLASLt algorithm `plan` last ran, read back from its
 // cublasLtMatmulAlgo_t, with the heuristic's rank, result count, workspace and waves for it.
 // nullopt, with a note saying why, when cuBLASLt reports a reduction scheme cublasLt.h does not
-// define (the file's reader accepts only the header's four).
+// define (the file's reader accepts only the header's four), or when it will not report one of the
+// required attributes: the timing stands without the record (this read-back has not yet run on a
+// GPU, and one refused attribute must not cost a device session its GEMM points).
 std::optional<GemmAlgorithm> algorithm_record(const kernels::GemmPlan& plan, std::vector<std::string>& notes) {
-  const kernels::GemmAlgorithmConfig c = kernels::read_algorithm_config(plan.algorithm());
+  kernels::GemmAlgorithmConfig c;
+  try {
+    c = kernels::read_algorithm_config(plan.algorithm());
+  } catch (const kernels::CudaError& e) {
+    notes.push_back(std::string("algorithm not recorded: ") + e.what());
+    return std::nullopt;
+  }
   GemmAlgorithm a;
   a.library = "cublasLt";
   a.id = c.id;
