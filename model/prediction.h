@@ -25,11 +25,15 @@ struct TimeBreakdown {
   Seconds dp_comm_exposed;
   Seconds optimizer;        // optimizer step (and its offload traffic, if exposed)
   Seconds offload_exposed;  // host<->GPU transfers not hidden behind compute
+  // The multi-token-prediction modules (model.mtp_depth) on the last stage, all of their time: their
+  // own ops, block (compute, recompute and its TP/CP/EP/DP traffic) and second head, which the
+  // components above then leave out. Zero without MTP.
+  Seconds mtp;
   Seconds other;            // data loading, launch gaps, stragglers
 
   [[nodiscard]] Seconds total() const {
     return compute + recompute + tp_comm_exposed + cp_comm_exposed + ep_comm_exposed + pp_bubble +
-           pp_comm_exposed + dp_comm_exposed + optimizer + offload_exposed + other;
+           pp_comm_exposed + dp_comm_exposed + optimizer + offload_exposed + mtp + other;
   }
 };
 

@@ -273,6 +273,7 @@ std::string diff_text(const Scenario& a, const Scenario& b, const ScenarioDiff& 
       {"data-parallel comm (exposed)", &TimeBreakdown::dp_comm_exposed},
       {"optimizer", &TimeBreakdown::optimizer},
       {"offload (exposed)", &TimeBreakdown::offload_exposed},
+      {"multi-token prediction", &TimeBreakdown::mtp},
       {"other", &TimeBreakdown::other}};
   for (const auto& [name, member] : time) {
     const Seconds x = d.a.time.*member;

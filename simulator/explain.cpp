@@ -55,6 +55,7 @@ constexpr Components kComponents[] = {
     {"dp_comm_exposed", "data-parallel communication (exposed)", &TimeBreakdown::dp_comm_exposed},
     {"optimizer", "optimizer step", &TimeBreakdown::optimizer},
     {"offload_exposed", "offload transfers (exposed)", &TimeBreakdown::offload_exposed},
+    {"mtp", "multi-token prediction module (its ops, block and head)", &TimeBreakdown::mtp},
     {"other", "fixed per-step overhead", &TimeBreakdown::other},
 };
 
@@ -443,6 +444,12 @@ std::string bottleneck_words(const std::string& key, const Scenario& sc, const T
   if (key == "pp_comm_exposed") return fmt::format("activation transfers between {} pipeline stages not hidden by compute", par.pp);
   if (key == "recompute") {
     return fmt::format("activation recomputation ({}) re-runs forward work before each backward", enum_name(par.recompute));
+  }
+  if (key == "mtp") {
+    return fmt::format("the {} multi-token-prediction module(s) on the last pipeline stage: per micro-batch each runs its "
+                       "embedding lookup, norms and 2h -> h projection, one more decoder block and the output head with "
+                       "its loss again, forward and backward",
+                       sc.model.mtp_depth);
   }
   if (key == "optimizer") return "the optimizer step: memory-bound Adam over each stage's parameter shard";
   if (key == "offload_exposed") {

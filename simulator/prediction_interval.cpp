@@ -195,7 +195,8 @@ PredictionInterval training_interval(const CalibrationProfile& profile, const Sc
 
   std::map<std::string, double> seconds;
   const TimeBreakdown& t = prediction.time;
-  const double compute_like = (t.compute + t.recompute + t.pp_bubble).value();
+  // The MTP modules' time is mostly a decoder block's and the head's kernels: spread like compute.
+  const double compute_like = (t.compute + t.recompute + t.pp_bubble + t.mtp).value();
   for (const auto& [c, k] : kernel_time) add(seconds, c, kernels_total > 0.0 ? compute_like * k / kernels_total : 0.0);
   const std::string memory_component = kernel_component(Op{}, profile);
   add(seconds, memory_component, t.optimizer.value());

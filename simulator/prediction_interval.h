@@ -3,7 +3,7 @@
 //
 // A training step is a sum of components (model/prediction.h's breakdown). Each is attributed to
 // the profile component whose residuals describe it:
-//   compute, recompute, pp_bubble  the layer's kernels by their share of its time (model/layer_ops.h
+//   compute, recompute, pp_bubble, mtp  the layer's kernels by their share of its time (model/layer_ops.h
 //                                  priced by model/op_time.h): gemm.<precision>, attention.forward,
 //                                  attention.backward, elementwise (memory-bound kernels; the
 //                                  profile's "memory" when it has no elementwise residuals),

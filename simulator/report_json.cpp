@@ -48,6 +48,9 @@ std::string training_report_json(const Scenario& scenario, const TrainingPredict
   time["dp_comm_exposed"] = r6(t.dp_comm_exposed.value());
   time["optimizer"] = r6(t.optimizer.value());
   time["offload_exposed"] = r6(t.offload_exposed.value());
+  // The multi-token-prediction modules' own line, present when the model has them (model.mtp_depth
+  // > 0), so that every other report keeps its keys.
+  if (scenario.model.mtp_depth > 0) time["mtp"] = r6(t.mtp.value());
   time["other"] = r6(t.other.value());
   j["time_breakdown_s"] = time;
   j["memory_per_gpu_bytes"] = memory_json(p.memory);

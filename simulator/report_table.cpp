@@ -47,6 +47,7 @@ std::string training_report_table(const Scenario& scenario, const TrainingPredic
   time_row("dp comm (exposed)", t.dp_comm_exposed);
   time_row("optimizer", t.optimizer);
   time_row("offload (exposed)", t.offload_exposed);
+  time_row("MTP module", t.mtp);
   time_row("other", t.other);
   out += fmt::format("\n  memory per GPU (stage {} of {}, the peak)\n", p.peak_stage, p.per_stage.size());
   const MemoryBreakdown& m = p.memory;

@@ -918,18 +918,12 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       b.compute += (costs.output_forward.compute + costs.output_backward.compute) * m;
       b.tp_comm_exposed += (costs.output_forward.tp_exposed + costs.output_backward.tp_exposed) * m;
       if (model.mtp_depth > 0) {
-        // The MTP modules (prepare(), section 2): their own ops, block and head, by component.
+        // The MTP modules (prepare(), section 2): their own ops, block and head, whole passes (the
+        // same totals the stage's timeline carries), in a component of their own.
         const LayerCosts& blk = plan.has_moe ? plan.moe_costs : costs;
-        const double dm = model.mtp_depth * m;
-        b.compute += (costs.mtp_forward.compute + costs.mtp_backward.compute + blk.layer_forward.compute +
-                      blk.layer_backward.compute + costs.output_forward.compute + costs.output_backward.compute) * dm;
-        b.tp_comm_exposed += (costs.mtp_forward.tp_exposed + costs.mtp_backward.tp_exposed + blk.layer_forward.tp_exposed +
-                              blk.layer_backward.tp_exposed + costs.output_forward.tp_exposed +
-                              costs.output_backward.tp_exposed) * dm;
-        b.recompute += blk.layer_backward.recompute * dm;
-        b.ep_comm_exposed += (blk.layer_forward.ep_exposed + blk.layer_backward.ep_exposed) * dm;
-        b.cp_comm_exposed += (blk.layer_forward.cp_exposed + blk.layer_backward.cp_exposed) * dm;
-        b.dp_comm_exposed += (blk.layer_forward.dp_exposed + blk.layer_backward.dp_exposed) * dm;
+        b.mtp += (pass_total(costs.mtp_forward) + pass_total(costs.mtp_backward) + pass_total(blk.layer_forward) +
+                  pass_total(blk.layer_backward) + pass_total(costs.output_forward) +
+                  pass_total(costs.output_backward)) * (model.mtp_depth * m);
       }
     } else {
       b.pp_comm_exposed += costs.pipeline_receive * m;

@@ -30,6 +30,7 @@ std::vector<Component> time_components(const TimeBreakdown& t) {
       {QStringLiteral("dp_comm_exposed"), QStringLiteral("DP comm (exposed)"), t.dp_comm_exposed.value(), palette::green},
       {QStringLiteral("optimizer"), QStringLiteral("Optimizer"), t.optimizer.value(), palette::black},
       {QStringLiteral("offload_exposed"), QStringLiteral("Offload (exposed)"), t.offload_exposed.value(), palette::grey},
+      {QStringLiteral("mtp"), QStringLiteral("MTP module"), t.mtp.value(), palette::sky},
       {QStringLiteral("other"), QStringLiteral("Other"), t.other.value(), palette::light_grey},
   };
 }

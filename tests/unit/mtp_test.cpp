@@ -13,6 +13,8 @@
 #include "model/layer_ops.h"
 #include "model/parameter_count.h"
 #include "simulator/diagnostics.h"
+#include "simulator/explain.h"
+#include "simulator/report.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
 
@@ -26,6 +28,17 @@ Scenario deepseek(int mtp_depth) {
                             "training: {seq_len: 4096, global_batch: 512, micro_batch: 1}\n"
                             "parallel: {tp: 1, pp: 16, dp: 16, ep: 16, expert_tp: 1, first_stage_layers: 4, "
                             "last_stage_layers: 1, zero: 1, recompute: none}\n",
+                        "t.yaml");
+}
+
+// A dense model on one pipeline stage (the MTP module runs on the critical stage), with an MTP
+// module: Llama 3 8B on 8 H100s, data-parallel.
+Scenario llama(int mtp_depth, int zero = 1, const std::string& recompute = "none") {
+  return parse_scenario("schema_version: 1\nmodel: {preset: llama3-8b, mtp_depth: " + std::to_string(mtp_depth) +
+                            "}\nsystem: {preset: dgx-h100, gpus: 8}\n"
+                            "training: {seq_len: 4096, global_batch: 64, micro_batch: 1}\n"
+                            "parallel: {tp: 1, pp: 1, dp: 8, zero: " + std::to_string(zero) +
+                            ", recompute: " + recompute + "}\n",
                         "t.yaml");
 }
 
@@ -93,4 +106,29 @@ TEST_CASE("the MTP module slows and fills the last pipeline stage only") {
         doctest::Approx(added_params * 2.0).epsilon(0.01));
   CHECK(with.per_stage[last].activations > without.per_stage[last].activations);
   CHECK(with.step_time > without.step_time);
+}
+
+TEST_CASE("the MTP module's time is a breakdown line of its own") {
+  const TrainingPrediction with = predict_training(llama(1));
+  const TrainingPrediction without = predict_training(llama(0));
+  // Its ops, block and head leave compute and TP communication as they are without it...
+  CHECK(with.time.compute.value() == doctest::Approx(without.time.compute.value()));
+  CHECK(with.time.tp_comm_exposed.value() == doctest::Approx(without.time.tp_comm_exposed.value()));
+  CHECK(without.time.mtp.value() == 0.0);
+  // ...and take at least a decoder layer's share of the compute (32 layers, one more block and a
+  // second head).
+  CHECK(with.time.mtp.value() > with.time.compute.value() / 32.0);
+  // The step grows by the module's line (one stage: no bubble to absorb it); the optimizer and the
+  // gradient reduction see its parameters too.
+  CHECK(with.step_time.value() - without.step_time.value() >= with.time.mtp.value() * 0.999);
+  CHECK(with.time.total().value() == doctest::Approx(with.step_time.value()).epsilon(1e-9));
+  // predict --format json: "mtp" in time_breakdown_s with the module, absent without it.
+  CHECK(training_report_json(llama(1), with).find("\"mtp\"") != std::string::npos);
+  CHECK(training_report_json(llama(0), without).find("\"mtp\"") == std::string::npos);
+  CHECK(training_report_table(llama(1), with).find("MTP module") != std::string::npos);
+  // explain lists it among the components.
+  const Explanation e = explain_training(llama(1));
+  bool listed = false;
+  for (const ExplainComponent& c : e.components) listed = listed || (c.key == "mtp" && c.time == with.time.mtp);
+  CHECK(listed);
 }
