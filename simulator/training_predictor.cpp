@@ -390,7 +390,17 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   // has compute to hide behind. Priced per micro-batch, as the layers' (layer_costs.h).
   const bool zero3_root = par.zero >= 3 && plan.dp_group.size > 1;
   const double root_embedding = cost_inputs.root_embedding_parameters;
-  const double root_output = cost_inputs.root_output_parameters;
+  // The multi-token-prediction modules' weights outside their blocks (norms, eh_proj; the embedding
+  // copy an untied pipeline keeps on the last stage) join the last stage's root, as Megatron-Core's
+  // FSDP wraps them with the model's other non-layer weights; each block is a gathered unit like a
+  // decoder layer (its gathers and reduce-scatters are in its layer passes, layer_costs.h).
+  const double mtp_block_dense = plan.has_moe ? plan.moe_layer_dense_params : plan.layer_params;
+  const double mtp_root =
+      model.mtp_depth > 0
+          ? mtp_parameters_per_rank(model, tp, par.ep, par.expert_tensor_parallel()).dense -
+                model.mtp_depth * mtp_block_dense + (pp > 1 && !model.tied_embeddings ? embedding_parameters(model) / tp : 0.0)
+          : 0.0;
+  const double root_output = cost_inputs.root_output_parameters + mtp_root;
   plan.zero3_root_params.assign(static_cast<std::size_t>(virtual_stages), 0.0);
   plan.zero3_root.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
   plan.zero3_root_held.assign(static_cast<std::size_t>(virtual_stages), Bytes(0.0));
@@ -715,9 +725,12 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   const bool zero3 = par.zero >= 3 && reduces;
   // Parameters of a virtual stage's layers (dense parts; MoE layers' routed experts are in
   // chunk_experts), which ZeRO-3 has reduced already.
+  // The last stage's MTP blocks are such layers too (their root part is in zero3_root_params).
+  const double mtp_blocks = model.mtp_depth * (plan.has_moe ? plan.moe_layer_dense_params : plan.layer_params);
   const auto layer_part = [&](int vs) {
     const double nm = plan.moe_layers[static_cast<std::size_t>(vs)];
-    return (layers[static_cast<std::size_t>(vs)] - nm) * plan.layer_params + nm * plan.moe_layer_dense_params;
+    return (layers[static_cast<std::size_t>(vs)] - nm) * plan.layer_params + nm * plan.moe_layer_dense_params +
+           (plan.is_last(vs) ? mtp_blocks : 0.0);
   };
 
   // Tied embeddings across a pipeline, or the multi-token-prediction modules' copy of the embedding

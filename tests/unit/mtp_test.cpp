@@ -132,3 +132,20 @@ TEST_CASE("the MTP module's time is a breakdown line of its own") {
   for (const ExplainComponent& c : e.components) listed = listed || (c.key == "mtp" && c.time == with.time.mtp);
   CHECK(listed);
 }
+
+TEST_CASE("ZeRO-3 gathers the MTP module's projection and norms with the root") {
+  // Held through the backward: the gathered root and its unsharded gradient, in BF16; the module's
+  // eh_proj (2h x h) and its three norms are now part of it, its block a layer unit like the others.
+  const TrainingPrediction with = predict_training(llama(1, 3));
+  const TrainingPrediction without = predict_training(llama(0, 3));
+  const Scenario s = llama(1, 3);
+  const double root = 2.0 * 4096.0 * 4096.0 + 3.0 * 4096.0;
+  CHECK(with.per_stage[0].buffers.value() - without.per_stage[0].buffers.value() ==
+        doctest::Approx(2.0 * root * 2.0).epsilon(1e-6));
+  // Its weights, gradients and optimizer states are sharded over DP 8 like every other parameter.
+  const double module = mtp_parameters(s.model);
+  CHECK(with.per_stage[0].weights.value() - without.per_stage[0].weights.value() ==
+        doctest::Approx(module * 2.0 / 8.0).epsilon(1e-6));
+  // The root's gather and reduce-scatter, and the block's per-layer ones, are in its step.
+  CHECK(with.time.dp_comm_exposed > without.time.dp_comm_exposed);
+}
