@@ -67,7 +67,13 @@ StepFlops training_step_flops(const TransformerSpec& model, double global_batch,
   StepFlops f;
   f.model = forward * 3.0;
   f.hardware = f.model;
-  if (recompute == Recompute::full) f.hardware += layers_forward * recomputed_fraction;
+  // The recomputed layers: the decoder's and each MTP module's block (one layer of the last kind).
+  const double dense_recomputed = dense_layers + (moe_layers > 0.0 ? 0.0 : mtp);
+  const double moe_recomputed = moe_layers + (moe_layers > 0.0 ? mtp : 0.0);
+  const double all_recomputed = dense_recomputed + moe_recomputed;
+  if (recompute == Recompute::full) {
+    f.hardware += (dense.total() * dense_recomputed + moe.total() * moe_recomputed) * recomputed_fraction;
+  }
   if (recompute == Recompute::selective_op) {
     // torchtitan's per-op policy re-runs every second GEMM of a block (model/op_checkpoint.h):
     // wk, wo and w3 (SwiGLU) or fc2; dense layers only (the loader rejects MoE and MLA).
@@ -75,27 +81,27 @@ StepFlops training_step_flops(const TransformerSpec& model, double global_batch,
     const double h = model.hidden;
     const double recomputed_width = model.resolved_kv_heads() * model.resolved_head_dim() +
                                     model.heads * model.resolved_head_dim() + model.resolved_ffn_hidden();
-    f.hardware += Flops(2.0 * tokens * h * recomputed_width) * static_cast<double>(model.layers);
+    f.hardware += Flops(2.0 * tokens * h * recomputed_width) * all_recomputed;
     return f;
   }
   if (recompute != Recompute::selective) return f;
   using RM = RecomputeModule;
   const double tokens = global_batch * seq;
-  if (modules.has(RM::core_attn)) f.hardware += dense.attention * static_cast<double>(model.layers);
-  if (modules.has(RM::mlp)) f.hardware += dense.mlp * dense_layers;
+  if (modules.has(RM::core_attn)) f.hardware += dense.attention * all_recomputed;
+  if (modules.has(RM::mlp)) f.hardware += dense.mlp * dense_recomputed;
   if (moe_layers > 0.0 && modules.has(RM::moe)) {
-    f.hardware += (moe.mlp + moe.router) * moe_layers;
+    f.hardware += (moe.mlp + moe.router) * moe_recomputed;
   } else if (moe_layers > 0.0 && modules.has(RM::shared_experts)) {
     const double width = model.resolved_expert_ffn_hidden();
     const double matrices = model.mlp == MlpKind::swiglu ? 3.0 : 2.0;
-    f.hardware += Flops(2.0 * matrices * tokens * model.hidden * width * model.moe.shared_experts) * moe_layers;
+    f.hardware += Flops(2.0 * matrices * tokens * model.hidden * width * model.moe.shared_experts) * moe_recomputed;
   }
   if (model.mla && modules.has(RM::mla_up_proj)) {
     const MlaSpec& m = *model.mla;
     const double a = model.heads;
     const double q_up = m.q_lora_rank > 0 ? m.q_lora_rank * a * (m.qk_nope_head_dim + m.qk_rope_head_dim) : 0.0;
     const double kv_up = m.kv_lora_rank * a * (m.qk_nope_head_dim + m.v_head_dim);
-    f.hardware += Flops(2.0 * tokens * (q_up + kv_up)) * static_cast<double>(model.layers);
+    f.hardware += Flops(2.0 * tokens * (q_up + kv_up)) * all_recomputed;
   }
   return f;
 }

@@ -17,7 +17,10 @@
 // LayerFlops::attention is the mean over the model's full and windowed layers.
 // Each multi-token-prediction module (mtp_depth) adds one layer of the decoder's last kind, its
 // projection 2 b s (2h) h and the logits 2 b s h V (Megatron-LM's num_floating_point_operations
-// counts the same MTP terms); recomputation FLOPs leave the modules out.
+// counts the same MTP terms). Recomputation counts each module's block as one more layer of its
+// kind: Megatron-Core's MultiTokenPredictionLayer._checkpointed_forward (multi_token_prediction.py)
+// checkpoints it under full recomputation, and its block's modules follow the decoder's selective
+// policy. The module's 2h -> h projection and its head are not counted as recomputed.
 // Backward is twice the forward. Full recomputation adds one forward of every layer; selective
 // recomputation re-runs the GEMM work of its modules (model/parallel.h): core_attn the attention
 // core of every layer, mlp the dense layers' MLP, moe the MoE layers' experts and router,

@@ -149,3 +149,24 @@ TEST_CASE("ZeRO-3 gathers the MTP module's projection and norms with the root") 
   // The root's gather and reduce-scatter, and the block's per-layer ones, are in its step.
   CHECK(with.time.dp_comm_exposed > without.time.dp_comm_exposed);
 }
+
+TEST_CASE("recomputation re-runs the MTP module's block in the hardware FLOPs") {
+  const TransformerSpec with = deepseek(1).model;
+  const TransformerSpec without = deepseek(0).model;
+  const double b = 512, seq = 4096;
+  const auto recomputed = [&](const TransformerSpec& m, Recompute r, RecomputeModules modules = {}) {
+    const StepFlops f = training_step_flops(m, b, seq, r, AttentionCount::full, 1.0, modules);
+    return (f.hardware - f.model).value();
+  };
+  const LayerFlops block = layer_forward_flops(with, b, seq, AttentionCount::full, true);
+  // Full recomputation: one more forward of the MoE block (not of the projection or the head).
+  CHECK(recomputed(with, Recompute::full) - recomputed(without, Recompute::full) ==
+        doctest::Approx(block.total().value()));
+  // Selective: the block's modules under the decoder's policy.
+  RecomputeModules modules;
+  modules.add(RecomputeModule::core_attn);
+  modules.add(RecomputeModule::moe);
+  CHECK(recomputed(with, Recompute::selective, modules) - recomputed(without, Recompute::selective, modules) ==
+        doctest::Approx((block.attention + block.mlp + block.router).value()));
+  CHECK(recomputed(with, Recompute::none) == 0.0);
+}

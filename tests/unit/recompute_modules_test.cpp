@@ -153,15 +153,15 @@ TEST_CASE("hardware FLOPs add each recomputed module's GEMM work over the layers
   const StepFlops sel = training_step_flops(m, batch, seq, Recompute::selective, AttentionCount::full, 1.0,
                                             modules({RM::mla_up_proj, RM::mlp, RM::moe_act, RM::layernorm}));
   CHECK(sel.model.value() == doctest::Approx(none.model.value()));
-  // mla_up_proj on all 61 layers; mlp on the 3 dense layers (SwiGLU 6 T h f, f 18432); moe_act and
-  // layernorm re-run no GEMM.
-  const double up = 2.0 * tokens * (1536.0 * 128.0 * 192.0 + 512.0 * 128.0 * 256.0) * 61.0;
+  // mla_up_proj on all 61 layers and the MTP module's (MoE) block, 62; mlp on the 3 dense layers
+  // (SwiGLU 6 T h f, f 18432); moe_act and layernorm re-run no GEMM.
+  const double up = 2.0 * tokens * (1536.0 * 128.0 * 192.0 + 512.0 * 128.0 * 256.0) * 62.0;
   const double mlp = 6.0 * tokens * 7168.0 * 18432.0 * 3.0;
   CHECK(sel.hardware.value() - sel.model.value() == doctest::Approx(up + mlp));
-  // The default set adds the attention core, as before.
+  // The default set adds the attention core, as before (61 layers and the MTP block).
   const StepFlops core = training_step_flops(m, batch, seq, Recompute::selective);
   CHECK(core.hardware.value() - core.model.value() ==
-        doctest::Approx(layer_forward_flops(m, batch, seq).attention.value() * 61.0));
+        doctest::Approx(layer_forward_flops(m, batch, seq).attention.value() * 62.0));
 }
 
 namespace {
