@@ -21,7 +21,7 @@ std::string csv_field(const std::string& text) {
 std::string training_csv_header() {
   return "scenario,gpus,tp,pp,dp,cp,vpp,micro_batch,global_batch,step_time_s,tokens_per_s,mfu,hfu,"
          "compute_s,recompute_s,tp_comm_exposed_s,cp_comm_exposed_s,ep_comm_exposed_s,pp_bubble_s,"
-         "pp_comm_exposed_s,dp_comm_exposed_s,optimizer_s,offload_exposed_s,other_s,"
+         "pp_comm_exposed_s,dp_comm_exposed_s,optimizer_s,offload_exposed_s,mtp_s,other_s,"
          "weights_bytes,gradients_bytes,optimizer_states_bytes,activations_bytes,buffers_bytes,"
          "fragmentation_bytes,peak_bytes,fits";
 }
@@ -37,7 +37,7 @@ std::string training_csv_row(const Scenario& scenario, const TrainingPrediction&
   for (double v : {p.step_time.value(), p.tokens_per_s, p.mfu, p.hfu, t.compute.value(), t.recompute.value(),
                    t.tp_comm_exposed.value(), t.cp_comm_exposed.value(), t.ep_comm_exposed.value(), t.pp_bubble.value(),
                    t.pp_comm_exposed.value(), t.dp_comm_exposed.value(), t.optimizer.value(), t.offload_exposed.value(),
-                   t.other.value()}) {
+                   t.mtp.value(), t.other.value()}) {
     row += ',';
     row += csv_number(v);
   }

@@ -76,6 +76,7 @@ void build_training_table(std::vector<FieldDef>& out) {
   time("time_breakdown_s.dp_comm_exposed");
   time("time_breakdown_s.optimizer");
   time("time_breakdown_s.offload_exposed");
+  time("time_breakdown_s.mtp");
   time("time_breakdown_s.other");
   time("gpu_hours_per_million_tokens");
   time("cost_per_million_tokens_usd");
@@ -88,7 +89,7 @@ enum Slot : int {
   s_gpus_per_node, s_nodes, s_layers, s_hidden, s_heads, s_kv_heads, s_ffn, s_vocab, s_experts, s_compute,
   s_params_type, s_m_weights, s_m_gradients, s_m_optimizer, s_m_activations, s_m_buffers, s_m_fragmentation, s_m_peak,
   s_fits, s_step_time, s_tokens_per_s, s_mfu, s_hfu, s_bubble, s_t_compute, s_t_recompute, s_t_tp, s_t_cp, s_t_ep,
-  s_t_bubble, s_t_pp, s_t_dp, s_t_optimizer, s_t_offload, s_t_other, s_gpu_hours, s_cost, s_count
+  s_t_bubble, s_t_pp, s_t_dp, s_t_optimizer, s_t_offload, s_t_mtp, s_t_other, s_gpu_hours, s_cost, s_count
 };
 
 template <class E>
@@ -257,6 +258,7 @@ void fill_time_fields(const Scenario& sc, const TrainingPrediction& p, double gp
   row[s_t_dp] = b.dp_comm_exposed.value();
   row[s_t_optimizer] = b.optimizer.value();
   row[s_t_offload] = b.offload_exposed.value();
+  row[s_t_mtp] = b.mtp.value();
   row[s_t_other] = b.other.value();
   // GPU-hours per million tokens: (gpus * step / 3600) / (tokens per step / 1e6), and tokens per
   // step / step = tokens_per_s.

@@ -126,6 +126,18 @@ TEST_CASE("the MTP module's time is a breakdown line of its own") {
   CHECK(training_report_json(llama(1), with).find("\"mtp\"") != std::string::npos);
   CHECK(training_report_json(llama(0), without).find("\"mtp\"") == std::string::npos);
   CHECK(training_report_table(llama(1), with).find("MTP module") != std::string::npos);
+  // predict --format csv: an mtp_s column, its value the breakdown line (0 without the module).
+  const auto csv_column = [](const std::string& header, const std::string& row, const std::string& name) {
+    std::size_t column = 0;
+    for (std::size_t i = 0; i < header.find(name + ","); ++i) column += header[i] == ',' ? 1 : 0;
+    std::size_t start = 0;
+    for (std::size_t c = 0; c < column; ++c) start = row.find(',', start) + 1;
+    return std::stod(row.substr(start, row.find(',', start) - start));
+  };
+  REQUIRE(training_csv_header().find(",mtp_s,") != std::string::npos);
+  CHECK(csv_column(training_csv_header(), training_csv_row(llama(1), with), "mtp_s") ==
+        doctest::Approx(with.time.mtp.value()).epsilon(1e-6));
+  CHECK(csv_column(training_csv_header(), training_csv_row(llama(0), without), "mtp_s") == 0.0);
   // explain lists it among the components.
   const Explanation e = explain_training(llama(1));
   bool listed = false;
