@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Writes a stepcast scenario for each mixture-of-experts or context-parallel row of the
-development set (tests/fixtures/reference/dev_training_runs.yaml) to tests/fixtures/dev_scenarios/.
+"""Writes a stepcast scenario for each row of the development set
+(tests/fixtures/reference/dev_training_runs.yaml) that the rules below map, to
+tests/fixtures/dev_scenarios/: the mixture-of-experts rows, the context-parallel rows and the dense
+rows (Llama 3 8B / 70B / 405B, Llama 3.1 405B) alike.
 
     python3 scripts/dev_scenarios.py            # rewrite the files
     python3 scripts/dev_scenarios.py --check    # exit 1 when a committed file differs
@@ -141,7 +143,20 @@ One rule per field, the same for every row (never tuned per row):
                GPU under the PaLM MFU convention (6N + 12 L H Q T per token, full attention), so
                the reference step is that FLOP count over GPUs x TFLOP/s — computed by the
                fidelity test, not here.
-Rows left out: DeepSeek-V3 on H800 (no H800 system in the catalog; DualPipe is issue 8 item 3).
+Rows left out (SKIP below, each with its reason; never a per-row tweak of a rule):
+  DeepSeek-V3 on H800: no H800 system in the catalog; DualPipe is issue 8 item 3.
+  Llama 3 70B GB200 FP8-CS 25.11 (64 GPUs, tp 1, pp 1, micro_batch 2, global_batch 256): its
+               recipe, LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_V2 (scripts/performance/configs/
+               llama/llama3_workload_base_configs.py, code index id 52014364621; the layout is the
+               row's), runs Megatron-FSDP (use_megatron_fsdp=True) with 40 layers' activations
+               offloaded to the CPU (cpu_offloading_num_layers=40). The `parallel` rule maps every
+               Megatron-Bridge row to the distributed optimizer (ZeRO-1) and no rule maps Megatron-
+               FSDP or activation offloading, so the row as the rules write it holds the whole model
+               and every activation on each GPU (580 GB of 199 predicted): not the run measured.
+The Llama 3 8B / 70B recipes of the same file also set CUDA graphs (cuda_graph_scope
+full_iteration on B200 / GB200) and, for H100 8B FP8-CS, recompute_num_layers=5; no rule maps
+either (the `recompute` rule reads recompute_modules only, and RECIPES holds no Llama entry), so
+those rows keep recompute: none and no graphs.
 """
 import os
 import sys
@@ -157,10 +172,17 @@ MODELS = [
     ("qwen3-235b-a22b", "Qwen3-235B-A22B"),
     ("gpt-oss-120b", "GPT-OSS 120B"),
     ("deepseek-v3", "DeepSeek-V3"),
+    ("llama3-8b", "Llama 3 8B"),
+    ("llama3-70b", "Llama 3 70B"),
     ("llama3-405b", "Llama 3 405B"),
     ("llama3-405b", "Llama 3.1 405B"),
 ]
-SKIP = {"deepseek_v3_pretraining_h800"}
+# Rows no rule maps, with the reason (the docstring's "Rows left out").
+SKIP = {
+    "deepseek_v3_pretraining_h800": "no H800 system in the catalog; DualPipe is issue 8 item 3",
+    "mbridge2511_gb200_llama3_70b_fp8-cs_64gpu":
+        "its recipe runs Megatron-FSDP with 40 layers' activations offloaded; no rule maps either",
+}
 # Virtual pipeline stages of the Llama 3 paper rows (the docstring's `parallel` rule: inferred from
 # Sec. 3.3.2's one-layer-less edge chunks holding only the embedding and only the loss; an assumption).
 LLAMA3_PAPER_VPP = 8
@@ -361,10 +383,6 @@ def main():
     differ = []
     for row in rows:
         if row["id"] in SKIP or model_key(row) is None:
-            continue
-        p = row["parallel"]
-        is_moe = (p.get("ep") or 1) > 1 or "moe" in row["model"]
-        if not is_moe and (p.get("cp") or 1) == 1:
             continue
         path = os.path.join(OUT, row["id"] + ".yaml")
         text = scenario(row)

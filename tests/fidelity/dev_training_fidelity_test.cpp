@@ -1,7 +1,11 @@
-// Fidelity on issue 8's development set: the mixture-of-experts and context-parallel rows of
-// tests/fixtures/reference/dev_training_runs.yaml (Megatron-Bridge performance tables, Llama 3
-// Table 4), each as the scenario scripts/dev_scenarios.py writes to tests/fixtures/dev_scenarios/
-// (its docstring states the mapping rules, one per field). No constant is tuned to these rows.
+// Fidelity on issue 8's development set: the rows of tests/fixtures/reference/dev_training_runs.yaml
+// (Megatron-Bridge performance tables, Llama 3 Table 4) that scripts/dev_scenarios.py maps, each as
+// the scenario it writes to tests/fixtures/dev_scenarios/ (its docstring states the mapping rules,
+// one per field, and the rows it leaves out with their reasons): the mixture-of-experts and
+// context-parallel rows, and since stop 23 the dense rows (Llama 3 8B / 70B / 405B, Llama 3.1 405B
+// without CP). No constant is tuned to these rows. The figures below up to stop 23 are over the 20
+// MoE and CP rows; that mean is still printed on its own ("MoE+CP"), beside the dense rows' and
+// all rows'.
 //
 // Reference step time: the row's derived.iteration_time_s (Megatron-Bridge: global batch x
 // sequence / (tokens/s/GPU x GPUs)); for Llama 3 Table 4 rows, which give TFLOP/s per GPU under
@@ -206,6 +210,7 @@ struct Row {
   double error = 0.0;  // predicted / reference - 1
   bool moe = false;
   bool cp = false;
+  bool dense() const { return !moe && !cp; }
   bool fits = true;
   TimeBreakdown time;
   bool ep_overlap = false;  // parallel.ep_comm_overlap
@@ -256,9 +261,21 @@ const std::vector<Row>& rows() {
                   p.time.cp_comm_exposed.value(), fit);
       out.push_back(r);
     }
-    double sum = 0.0;
-    for (const Row& r : out) sum += std::fabs(r.error);
-    std::printf("rows: %zu  mean |error|: %.1f%%\n", out.size(), out.empty() ? 0.0 : 100.0 * sum / out.size());
+    // Mean |error| over the MoE and CP rows (the figure quoted since issue 8 began), over the
+    // dense rows, and over all rows.
+    double sum[3] = {0.0, 0.0, 0.0};
+    int n[3] = {0, 0, 0};
+    for (const Row& r : out) {
+      const int group = r.dense() ? 1 : 0;
+      sum[group] += std::fabs(r.error);
+      ++n[group];
+      sum[2] += std::fabs(r.error);
+      ++n[2];
+    }
+    const char* names[3] = {"MoE+CP", "dense", "all"};
+    for (int g = 0; g < 3; ++g) {
+      std::printf("%s rows: %d  mean |error|: %.1f%%\n", names[g], n[g], n[g] > 0 ? 100.0 * sum[g] / n[g] : 0.0);
+    }
     return out;
   }();
   return result;
@@ -277,24 +294,30 @@ double mean_abs_error(bool (*keep)(const Row&)) {
 
 }  // namespace
 
-TEST_CASE("every MoE and CP row of the development set has a scenario that scripts/dev_scenarios.py wrote") {
-  // 20 rows: Qwen3 30B-A3B / 235B-A22B, GPT-OSS 120B and DeepSeek-V3 on H100, B200 and GB200,
-  // Llama 3.1 405B with CP 2 and Llama 3 405B with CP 16 at 128K.
-  CHECK(rows().size() == 20);
+TEST_CASE("every development-set row the mapping's rules cover has a scenario that scripts/dev_scenarios.py wrote") {
+  // 16 MoE rows: Qwen3 30B-A3B / 235B-A22B, GPT-OSS 120B and DeepSeek-V3 on H100, B200 and GB200.
+  // 4 CP rows: Llama 3.1 405B with CP 2 and Llama 3 405B with CP 16 at 128K.
+  // 8 dense rows: Llama 3 8B on H100, B200, GB200; Llama 3 70B on H100 (25.11, 26.02); Llama 3.1
+  // 405B on GB200 (no CP); Llama 3 405B at 8K on 8192 and 16384 GPUs (Table 4). Left out (the
+  // script's SKIP, with reasons): DeepSeek-V3 on H800, Llama 3 70B on GB200 (Megatron-FSDP).
+  CHECK(rows().size() == 28);
   int moe = 0;
   int cp = 0;
+  int dense = 0;
   for (const Row& r : rows()) {
     moe += r.moe ? 1 : 0;
     cp += r.cp ? 1 : 0;
+    dense += r.dense() ? 1 : 0;
     // Each MoE row prices its expert dispatch and combine as a component; a row that overlaps
     // them with another micro-batch's compute may hide them entirely.
     if (r.moe && !r.ep_overlap) CHECK_MESSAGE(r.time.ep_comm_exposed.value() > 0.0, r.id);
   }
   CHECK(moe == 16);
   CHECK(cp == 4);
+  CHECK(dense == 8);
 }
 
-TEST_CASE("development-set MoE and CP rows: regression guard") {
+TEST_CASE("development-set rows: regression guard") {
   // The error each row had when this test was written (predicted / reference - 1), and a band of
   // 10 points around it: a model change that moves a row further must say why (and update this
   // table). These are measurements of the model's error, not targets.
@@ -361,6 +384,9 @@ TEST_CASE("development-set MoE and CP rows: regression guard") {
   // layout_map, 4 decoder layers in the first chunk and 1 in the last (with the MTP module and the
   // loss), not 3 and 2: B200 -0.000 -> -0.150 (its last stage now 1 layer + the module), GB200 BF16
   // -0.067 -> -0.066. Dev-set MAE 16.7% -> 17.5%.
+  // The dense rows' entries (the second block) were recorded when the rows were added (stop 23, main
+  // d42bc8a), as the model then predicted them; nothing was changed to move them. Dense MAE 13.2%
+  // over 8 rows; MoE+CP unchanged at 17.5%; all 28 rows 16.3%.
   const std::map<std::string, double> measured = {
       {"llama3_405b_t4_16384gpu_cp16_seq131072", -0.180},      // interleaved, V 8 (inferred)
       {"mbridge2509_h100_deepseekv3_fp8_1024gpu", -0.105},     // overlapped DeepEP dispatch; MTP
@@ -382,6 +408,15 @@ TEST_CASE("development-set MoE and CP rows: regression guard") {
       {"mbridge2602_h100_llama31_405b_fp8_1024gpu", -0.066},  // ring merges, last dK/dV hop
       {"mbridge2602_h100_qwen3_235b_a22b_fp8_256gpu", -0.233},
       {"mbridge2602_h100_qwen3_30b_a3b_fp8_16gpu", -0.444},
+      // Dense rows, recorded when added (stop 23, main d42bc8a).
+      {"llama3_405b_t4_8192gpu_cp1_seq8192", -0.166},         // interleaved, V 8 (inferred); ZeRO-2
+      {"llama3_405b_t4_16384gpu_cp1_seq8192", -0.169},        // interleaved, V 8 (inferred); ZeRO-2
+      {"mbridge2511_h100_llama3_8b_fp8-cs_8gpu", +0.092},
+      {"mbridge2511_b200_llama3_8b_fp8-cs_8gpu", +0.252},
+      {"mbridge2511_gb200_llama3_8b_fp8-cs_8gpu", +0.161},
+      {"mbridge2511_h100_llama3_70b_fp8-cs_64gpu", +0.087},   // TP overlap
+      {"mbridge2602_h100_llama3_70b_fp8_64gpu", +0.083},      // TP overlap
+      {"mbridge2511_gb200_llama31_405b_fp8-cs_256gpu", +0.048},  // TP overlap
   };
   for (const Row& r : rows()) {
     CAPTURE(r.id);
@@ -390,17 +425,21 @@ TEST_CASE("development-set MoE and CP rows: regression guard") {
   }
 }
 
-TEST_CASE("every development-set row ran, so each fits in its GPU's memory but two with unknown memory settings") {
+TEST_CASE("every development-set row ran, so each fits in its GPU's memory but three with unknown memory settings") {
   // Every row is a published measurement, so its configuration fit. The model predicts so for all
   // but two rows, whose memory settings the public record does not give for the row's layout
   // (scripts/dev_scenarios.py keeps recompute: none without a layout-matched recipe):
   //   B200 GPT-OSS 120B BF16 (EP 8, micro-batch 4): every stored GPT-OSS B200/H100 recipe sets
   //     recompute_modules [layernorm, moe_act], but with EP 64, not the row's 8.
   //   H100 GPT-OSS 120B 25.11 (PP 4, micro-batch 4): the stored H100 recipe has micro-batch 1.
+  //   Llama 3 405B at 8K on 8192 GPUs (Table 4, DP 64): 91.7 of 85.5 GB predicted with the
+  //     mapping's ZeRO-2 over DP 64 (its 16384-GPU row, DP 128, fits); the paper states no
+  //     micro-batch or recomputation for the row, so how the run fit is not known.
   // Llama 3 405B CP 16 at 128K fits since the mapping shards its gradients as the paper says
-  // (zero: 2, 83.9 of 85.5 GB). A memory term that drifts up (or down past these two) changes
+  // (zero: 2, 83.9 of 85.5 GB). A memory term that drifts up (or down past these three) changes
   // this list.
   const std::map<std::string, bool> misses = {
+      {"llama3_405b_t4_8192gpu_cp1_seq8192", true},
       {"mbridge2511_b200_gpt_oss_120b_bf16_64gpu", true},
       {"mbridge2511_h100_gpt_oss_120b_bf16_64gpu", true},
   };
@@ -418,7 +457,11 @@ TEST_CASE("development-set CP rows within 10% mean absolute error (the issue's b
   CHECK(mean_abs_error([](const Row& r) { return r.cp; }) <= 0.10);
 }
 
-TEST_CASE("every development-set MoE and CP row within 20% (the issue's bar)" * doctest::may_fail()) {
+TEST_CASE("development-set dense rows within 10% mean absolute error" * doctest::may_fail()) {
+  CHECK(mean_abs_error([](const Row& r) { return r.dense(); }) <= 0.10);
+}
+
+TEST_CASE("every development-set row within 20% (the issue's bar)" * doctest::may_fail()) {
   for (const Row& r : rows()) {
     CAPTURE(r.id);
     CHECK(std::fabs(r.error) <= 0.20);
