@@ -123,11 +123,7 @@ double gemm_depth_efficiency(double k, DataType dtype, const GpuSpec& gpu, const
 bool gemm_misaligned(const GemmShape& shape, DataType dtype) {
   constexpr double kStrideAlignmentBytes = 16.0;  // TMA global strides (cuTensorMapEncodeTiled)
   // The data tensor's stride: block scales live in their own tensor (datatype.h).
-  const double bytes = value_bytes_per_element(dtype);
-  for (const auto& [bit, dim] : {std::pair{gemm_dim_m, shape.m}, {gemm_dim_n, shape.n}, {gemm_dim_k, shape.k}}) {
-    if ((shape.leading & bit) != 0 && std::fmod(dim * bytes, kStrideAlignmentBytes) != 0.0) return true;
-  }
-  return false;
+  return stride_not_multiple(shape, dtype, kStrideAlignmentBytes);
 }
 
 namespace {

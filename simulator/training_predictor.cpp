@@ -304,6 +304,24 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   }
   const LayerCosts& costs = plan.costs;
   const LayerCosts& moe_costs = plan.moe_costs;
+  // Multi-token prediction (model/transformer.h mtp_depth): Megatron-Core runs the modules on the
+  // last pipeline stage with the loss (Megatron-Bridge's DeepSeek-V3 layouts end with ["mtp",
+  // "loss"], src/megatron/bridge/recipes/deepseek/deepseek_v3.py @05d003fb8985), each its own ops,
+  // one block of the decoder's last layer kind on the same parallel layout, and the shared head with
+  // its cross-entropy again, for every micro-batch.
+  const LayerCosts& mtp_block = plan.has_moe ? moe_costs : costs;
+  const double mtp_depth = model.mtp_depth;
+  plan.mtp_forward =
+      (pass_total(costs.mtp_forward) + pass_total(mtp_block.layer_forward) + pass_total(costs.output_forward)) * mtp_depth;
+  plan.mtp_backward =
+      (pass_total(costs.mtp_backward) + pass_total(mtp_block.layer_backward) + pass_total(costs.output_backward)) * mtp_depth;
+  plan.mtp_block_params = mtp_depth * (plan.has_moe ? plan.moe_layer_dense_params : plan.layer_params);
+  // Their parameters per rank, and the copy of the word embedding they use on the last stage when
+  // the first stage is another one and the untied model keeps none there (Megatron-Core gpt_model.py
+  // builds the embedding where pre_process or mtp_process).
+  const LayerParametersPerRank mtp = mtp_parameters_per_rank(model, tp, par.ep, par.expert_tensor_parallel());
+  const double mtp_embedding_copy =
+      model.mtp_depth > 0 && pp > 1 && !model.tied_embeddings ? cost_inputs.root_embedding_parameters : 0.0;
   // FP8 recipes that keep the first and last layers in BF16: those layers priced in BF16.
   const int edge = precision.edge_layers_in_bf16();
   plan.edge_shape = shape;
@@ -394,12 +412,7 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   // copy an untied pipeline keeps on the last stage) join the last stage's root, as Megatron-Core's
   // FSDP wraps them with the model's other non-layer weights; each block is a gathered unit like a
   // decoder layer (its gathers and reduce-scatters are in its layer passes, layer_costs.h).
-  const double mtp_block_dense = plan.has_moe ? plan.moe_layer_dense_params : plan.layer_params;
-  const double mtp_root =
-      model.mtp_depth > 0
-          ? mtp_parameters_per_rank(model, tp, par.ep, par.expert_tensor_parallel()).dense -
-                model.mtp_depth * mtp_block_dense + (pp > 1 && !model.tied_embeddings ? embedding_parameters(model) / tp : 0.0)
-          : 0.0;
+  const double mtp_root = model.mtp_depth > 0 ? mtp.dense - plan.mtp_block_params + mtp_embedding_copy : 0.0;
   const double root_output = cost_inputs.root_output_parameters + mtp_root;
   plan.zero3_root_params.assign(static_cast<std::size_t>(virtual_stages), 0.0);
   plan.zero3_root.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
@@ -468,20 +481,14 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
       m_weight_gradient[i] += costs.output_backward.weight_gradient;
       m_activations[i] += output_activation_bytes(shape);
       if (model.mtp_depth > 0) {
-        // Multi-token prediction (model/transformer.h mtp_depth): Megatron-Core runs the modules on
-        // the last pipeline stage with the loss (Megatron-Bridge's DeepSeek-V3 layouts end with
-        // ["mtp", "loss"], src/megatron/bridge/recipes/deepseek/deepseek_v3.py @05d003fb8985), each
-        // its own ops, one block of the decoder's last layer kind on the same parallel layout, and
-        // the shared head with its cross-entropy again, for every micro-batch.
-        const LayerCosts& block = plan.has_moe ? moe_costs : costs;
+        // The multi-token-prediction modules (plan.mtp_forward / mtp_backward above).
         const LayerActivations& block_activation = plan.has_moe ? moe_activation : layer_activation;
-        const double d = model.mtp_depth;
-        m_forward[i] += (pass_total(costs.mtp_forward) + pass_total(block.layer_forward) + pass_total(costs.output_forward)) * d;
-        m_backward[i] +=
-            (pass_total(costs.mtp_backward) + pass_total(block.layer_backward) + pass_total(costs.output_backward)) * d;
-        m_weight_gradient[i] += (costs.mtp_backward.weight_gradient + block.layer_backward.weight_gradient +
-                                 costs.output_backward.weight_gradient) * d;
-        m_activations[i] += (mtp_activation_bytes(shape) + block_activation.stored + output_activation_bytes(shape)) * d;
+        m_forward[i] += plan.mtp_forward;
+        m_backward[i] += plan.mtp_backward;
+        m_weight_gradient[i] += (costs.mtp_backward.weight_gradient + mtp_block.layer_backward.weight_gradient +
+                                 costs.output_backward.weight_gradient) * mtp_depth;
+        m_activations[i] +=
+            (mtp_activation_bytes(shape) + block_activation.stored + output_activation_bytes(shape)) * mtp_depth;
       }
     } else {
       m_backward[i] += costs.pipeline_receive;
@@ -551,15 +558,10 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   // --- Each stage's parameters (per chunk) and optimizer step ------------------------------------
   // Dense parameters (attention, dense MLPs, shared experts, routers, embeddings) are reduced and
   // sharded over the dp x cp ranks; routed experts over the expert-data-parallel ranks.
-  const double embedding_params = embedding_parameters(model) / tp;
-  const double output_params = output_layer_parameters(model) / tp +
-                               (model.tied_embeddings && pp > 1 ? embedding_parameters(model) / tp : 0.0);
-  // The multi-token-prediction modules sit on the last stage, with a copy of the word embedding
-  // there when the first stage is another one and the untied model keeps none (Megatron-Core
-  // gpt_model.py builds the embedding where pre_process or mtp_process).
-  const LayerParametersPerRank mtp = mtp_parameters_per_rank(model, tp, par.ep, par.expert_tensor_parallel());
-  const double mtp_params =
-      mtp.dense + (model.mtp_depth > 0 && pp > 1 && !model.tied_embeddings ? embedding_parameters(model) / tp : 0.0);
+  const double embedding_params = cost_inputs.root_embedding_parameters;
+  const double output_params = cost_inputs.root_output_parameters;
+  // The multi-token-prediction modules sit on the last stage with their embedding copy.
+  const double mtp_params = mtp.dense + mtp_embedding_copy;
   const Bandwidth hbm = gpu.memory_bandwidth * params.memory_bandwidth_eta;
   const double dense_shards = par.zero >= 1 ? plan.gradient_ranks : 1.0;
   const double expert_shards = par.zero >= 1 ? plan.expert_dp : 1.0;
@@ -726,11 +728,10 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   // Parameters of a virtual stage's layers (dense parts; MoE layers' routed experts are in
   // chunk_experts), which ZeRO-3 has reduced already.
   // The last stage's MTP blocks are such layers too (their root part is in zero3_root_params).
-  const double mtp_blocks = model.mtp_depth * (plan.has_moe ? plan.moe_layer_dense_params : plan.layer_params);
   const auto layer_part = [&](int vs) {
     const double nm = plan.moe_layers[static_cast<std::size_t>(vs)];
     return (layers[static_cast<std::size_t>(vs)] - nm) * plan.layer_params + nm * plan.moe_layer_dense_params +
-           (plan.is_last(vs) ? mtp_blocks : 0.0);
+           (plan.is_last(vs) ? plan.mtp_block_params : 0.0);
   };
 
   // Tied embeddings across a pipeline, or the multi-token-prediction modules' copy of the embedding
@@ -933,10 +934,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       if (model.mtp_depth > 0) {
         // The MTP modules (prepare(), section 2): their own ops, block and head, whole passes (the
         // same totals the stage's timeline carries), in a component of their own.
-        const LayerCosts& blk = plan.has_moe ? plan.moe_costs : costs;
-        b.mtp += (pass_total(costs.mtp_forward) + pass_total(costs.mtp_backward) + pass_total(blk.layer_forward) +
-                  pass_total(blk.layer_backward) + pass_total(costs.output_forward) +
-                  pass_total(costs.output_backward)) * (model.mtp_depth * m);
+        b.mtp += (plan.mtp_forward + plan.mtp_backward) * m;
       }
     } else {
       b.pp_comm_exposed += costs.pipeline_receive * m;

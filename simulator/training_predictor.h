@@ -173,6 +173,11 @@ class TrainingPredictor {
     std::vector<double> zero3_root_params;
     std::vector<Seconds> zero3_root;
     std::vector<Bytes> zero3_root_held;  // ... and the bytes its unsharded weights and gradient hold
+    // The multi-token-prediction modules (model.mtp_depth) on the last stage, all of them: one
+    // micro-batch's forward and backward (own ops, block of the decoder's last layer kind, second
+    // head), and their blocks' dense parameters per rank (ZeRO-3 gathers them as layer units).
+    Seconds mtp_forward, mtp_backward;
+    double mtp_block_params = 0.0;
     PipelineSpec spec;                   // spans into m_forward, m_backward, m_activations
   };
   static Groups place_groups(const ParallelConfig& parallel, const SystemSpec& system);
