@@ -60,7 +60,8 @@ StepFlops training_step_flops(const TransformerSpec& model, double global_batch,
   // Multi-token prediction (model/transformer.h mtp_depth): per module one block of the decoder's last
   // layer kind, the 2h -> h projection and the shared head's logits again.
   const double mtp = std::max(model.mtp_depth, 0);
-  const Flops mtp_forward = ((moe_layers > 0.0 ? moe.total() : dense.total()) +
+  const bool mtp_block_moe = moe_layers > 0.0;  // as parameter_count.h mtp_block_is_moe
+  const Flops mtp_forward = ((mtp_block_moe ? moe.total() : dense.total()) +
                              Flops(2.0 * global_batch * seq * 2.0 * model.hidden * static_cast<double>(model.hidden)) +
                              logits_forward_flops(model, global_batch, seq)) * mtp;
   const Flops forward = layers_forward + logits_forward_flops(model, global_batch, seq) + mtp_forward;
@@ -68,8 +69,8 @@ StepFlops training_step_flops(const TransformerSpec& model, double global_batch,
   f.model = forward * 3.0;
   f.hardware = f.model;
   // The recomputed layers: the decoder's and each MTP module's block (one layer of the last kind).
-  const double dense_recomputed = dense_layers + (moe_layers > 0.0 ? 0.0 : mtp);
-  const double moe_recomputed = moe_layers + (moe_layers > 0.0 ? mtp : 0.0);
+  const double dense_recomputed = dense_layers + (mtp_block_moe ? 0.0 : mtp);
+  const double moe_recomputed = moe_layers + (mtp_block_moe ? mtp : 0.0);
   const double all_recomputed = dense_recomputed + moe_recomputed;
   if (recompute == Recompute::full) {
     f.hardware += (dense.total() * dense_recomputed + moe.total() * moe_recomputed) * recomputed_fraction;
