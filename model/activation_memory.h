@@ -98,7 +98,8 @@ Bytes output_activation_bytes(const LayerShape& shape);
 Bytes mtp_activation_bytes(const LayerShape& shape);
 // Last stage, while the loss's backward runs for one micro-batch: the vocab-sized gradients it
 // holds beside the saved logits (loss_backward_logit_bytes s b V / t; 0 unless PyTorch's
-// cross-entropy, CrossEntropyFusion::pytorch: 8, or 12 under loss parallelism, tp > 1).
+// cross-entropy, CrossEntropyFusion::pytorch: 8, or 12 under loss parallelism, tp > 1; 4 with
+// Megatron's fused native path, CrossEntropyFusion::fused).
 Bytes loss_backward_working_set_bytes(const LayerShape& shape);
 
 }  // namespace stepcast

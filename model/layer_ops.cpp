@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/context_parallel.h"
+#include "model/cross_entropy_kernels.h"
 #include "model/mla_ops.h"
 #include "model/moe_ops.h"
 #include "model/op_builders.h"
@@ -563,10 +564,11 @@ OpList output_forward_ops(const LayerShape& s) {
   const double logits = T * s.vocab / s.t();
   push_norm(ops, "final_norm", s, false);
   ops.push(gemm("logits", output_layer_shape(s), T, s.vocab / s.t(), s.hidden));
-  // Megatron-Core's vocab-parallel cross-entropy (megatron/core/tensor_parallel/cross_entropy.py):
-  // cast to FP32 (read e, write 4), max (read 4), subtract the max in place (8), exp in place (8),
-  // sum (read 4), divide in place to keep the softmax for backward (8).
-  ops.push(memory_op("cross_entropy", logits * (s.activation_bytes + 32.0)));
+  // The loss's logits-sized kernels, as the implementation the scenario names runs them
+  // (model/cross_entropy_kernels.h).
+  for (const CrossEntropyKernel& k : cross_entropy_forward_kernels(s.cross_entropy, s.activation_bytes)) {
+    ops.push(memory_op(k.name, logits * k.bytes()));
+  }
   return ops;
 }
 
@@ -574,9 +576,9 @@ OpList output_backward_ops(const LayerShape& s) {
   OpList ops;
   const double T = s.tokens();
   const double logits = T * s.vocab / s.t();
-  // Backward: scale the kept FP32 softmax by the loss gradient in place (8), then autograd casts
-  // the FP32 gradient to the activation format for the logits GEMM (read 4, write e).
-  ops.push(memory_op("cross_entropy.backward", logits * (12.0 + s.activation_bytes)));
+  for (const CrossEntropyKernel& k : cross_entropy_backward_kernels(s.cross_entropy, s.activation_bytes)) {
+    ops.push(memory_op(k.name, logits * k.bytes()));
+  }
   push_gemm_backward(ops, "logits.dgrad", "logits.wgrad", output_layer_shape(s), T, s.vocab / s.t(), s.hidden);
   push_norm(ops, "final_norm.backward", s, true);
   return ops;
@@ -637,12 +639,15 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.fp8_scaling = precision.fp8_scaling;
   s.activation_bytes = (precision.compute == DataType::fp32 || precision.compute == DataType::tf32) ? 4.0 : 2.0;
   s.main_grad_bytes = bytes_per_element(precision.grads);
+  s.cross_entropy = training.cross_entropy_fusion;
   s.saved_logit_bytes = training.cross_entropy_fusion == CrossEntropyFusion::te ? s.activation_bytes : 4.0;
   // PyTorch's cross-entropy holds two FP32 gradients beside the saved log-probabilities in its
-  // backward; on vocab-sharded logits (tp > 1: DTensor loss parallelism) three (model/workload.h).
-  s.loss_backward_logit_bytes = training.cross_entropy_fusion != CrossEntropyFusion::pytorch ? 0.0
-                                : parallel.tp > 1                                         ? 12.0
-                                                                                          : 8.0;
+  // backward; on vocab-sharded logits (tp > 1: DTensor loss parallelism) three; Megatron's fused
+  // native path one FP32 copy of the softmax, Inductor's buffer (model/workload.h).
+  s.loss_backward_logit_bytes = training.cross_entropy_fusion == CrossEntropyFusion::fused ? 4.0
+                                : training.cross_entropy_fusion != CrossEntropyFusion::pytorch ? 0.0
+                                : parallel.tp > 1                                              ? 12.0
+                                                                                               : 8.0;
   s.mla = model.mla;
   s.moe = model.moe;
   if (s.moe.is_moe() && s.moe.ffn_hidden <= 0) s.moe.ffn_hidden = static_cast<int>(s.ffn);

@@ -52,13 +52,16 @@ struct LayerShape {
   bool fp8_transposes = true;
   double activation_bytes = 2.0;      // bytes per stored activation element
   double main_grad_bytes = 4.0;       // bytes per element of the main gradient (precision.grads)
+  // Which cross-entropy kernels run after the output layer (model/cross_entropy_kernels.h).
+  CrossEntropyFusion cross_entropy = CrossEntropyFusion::native;
   // Bytes per logit the cross-entropy keeps for the backward: FP32 (4) natively, the 16-bit
   // logits themselves with Transformer Engine's in-place fused cross-entropy (CrossEntropyFusion).
   double saved_logit_bytes = 4.0;
   // Bytes per logit alive beside the saved ones while the loss's backward runs, on the last
   // stage for one micro-batch: 8 (two FP32 gradients) with PyTorch's cross-entropy, 12 (three) with
-  // it on vocab-sharded logits (tp > 1, DTensor loss parallelism; model/workload.h), else 0
-  // (Megatron's and Transformer Engine's overwrite the saved logits in place).
+  // it on vocab-sharded logits (tp > 1, DTensor loss parallelism; model/workload.h), 4 with
+  // Megatron's fused native path (Inductor's FP32 copy of the softmax), else 0 (Megatron's unfused
+  // and Transformer Engine's kernels overwrite the saved logits in place).
   double loss_backward_logit_bytes = 0.0;
 
   // Attention variant, experts and context parallelism (the same for every layer of a model).

@@ -24,12 +24,20 @@ namespace stepcast {
 // F.gelu, flash SDPA) cost the same in both.
 enum class KernelFusion { fused, eager };
 
-// The cross-entropy kernel after the output layer (Megatron-Core cross_entropy_fusion_impl, with
-// cross_entropy_loss_fusion). native: Megatron's vocab-parallel cross-entropy, which keeps the
+// The cross-entropy kernels after the output layer (Megatron-Core cross_entropy_loss_fusion and
+// cross_entropy_fusion_impl). Their time: the kernels and bytes model/cross_entropy_kernels.h counts
+// from each implementation's code. What they keep for the backward:
+// native: Megatron's unfused vocab-parallel cross-entropy (megatron/core/tensor_parallel/
+// cross_entropy.py; Megatron-Core's default, cross_entropy_loss_fusion False), which keeps the
 // logits' softmax in FP32 for the backward (4 s b V / t bytes, Korthikanti et al. 2022 Sec. 4.3).
-// te: Transformer Engine's fused cross-entropy (transformer_engine/pytorch/cross_entropy.py,
-// CrossEntropyFunction), which saves its 16-bit input logits and overwrites them in place with
-// their gradient: 2 s b V / t bytes.
+// fused: Megatron's fused native path (cross_entropy_loss_fusion True, impl 'native';
+// megatron/core/fusions/fused_cross_entropy.py, its steps under torch.compile): the same FP32
+// softmax kept, and while its backward runs one more FP32 copy of it, the fresh buffer Inductor
+// writes the scattered, scaled gradient into before copying it back (4 s b V / t;
+// model/cross_entropy_kernels.cpp).
+// te: Transformer Engine's fused cross-entropy (impl 'te'; transformer_engine/pytorch/
+// cross_entropy.py, CrossEntropyFunction), which saves its 16-bit input logits and overwrites them
+// in place with their gradient: 2 s b V / t bytes.
 // pytorch: PyTorch's torch.nn.functional.cross_entropy on the logits cast to FP32, as torchtitan's
 // loss (`cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1))`; under loss parallelism
 // the same ops on vocab-sharded DTensors). It keeps log_softmax's FP32 output for the backward
@@ -42,8 +50,8 @@ enum class KernelFusion { fused, eager };
 // _nll_loss_and_log_softmax_backward): grad_input = zeros_like(x), then
 // `(grad_input + torch.exp(x)) * grad_output`, so exp(x) and the sum live beside grad_input and
 // the saved output (then the sum, the product and grad_input): three FP32 tensors of that shape
-// beside the saved one, 12 s b V / t, instead of two. Its time is priced as native's.
-enum class CrossEntropyFusion { native, te, pytorch };
+// beside the saved one, 12 s b V / t, instead of two. Its time is priced with native's bytes.
+enum class CrossEntropyFusion { native, fused, te, pytorch };
 
 struct TrainingWorkload {
   int seq_len = 2048;
@@ -59,7 +67,7 @@ struct TrainingWorkload {
   AttentionKernel attention_kernel = AttentionKernel::best;
   // How the layers' elementwise work (norms, RoPE, activation, residual adds) runs; see KernelFusion.
   KernelFusion kernels = KernelFusion::fused;
-  // Which cross-entropy kernel keeps the logits for the backward; see CrossEntropyFusion.
+  // Which cross-entropy kernels run after the output layer; see CrossEntropyFusion.
   CrossEntropyFusion cross_entropy_fusion = CrossEntropyFusion::native;
   // Whether the model code copies a GQA model's K and V to every query head before the attention
   // kernel (training.repeat_kv). torchtitan's Llama of 2024 does (torchtitan/models/llama/model.py

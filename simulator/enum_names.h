@@ -130,6 +130,7 @@ struct EnumTable<AttentionKernel> {
 template <>
 struct EnumTable<CrossEntropyFusion> {
   static constexpr std::array values = {std::pair{CrossEntropyFusion::native, std::string_view("native")},
+                                        std::pair{CrossEntropyFusion::fused, std::string_view("fused")},
                                         std::pair{CrossEntropyFusion::te, std::string_view("te")},
                                         std::pair{CrossEntropyFusion::pytorch, std::string_view("pytorch")}};
 };

@@ -142,6 +142,22 @@ TEST_CASE("PyTorch's cross-entropy keeps FP32 logits and holds two more FP32 cop
   CHECK(loss_backward_working_set_bytes(torch_ce).value() == doctest::Approx(8 * s * b * V));
 }
 
+TEST_CASE("Megatron's fused native cross-entropy keeps FP32 logits and one more FP32 copy, 4sbV/t, while its backward runs") {
+  // megatron/core/fusions/fused_cross_entropy.py under torch.compile saves the FP32 softmax as the
+  // unfused path does (4sbV/t); its compiled backward scatters into it, so Inductor first copies it
+  // into a fresh logits-sized FP32 buffer (model/cross_entropy_kernels.cpp): 4sbV/t more for one
+  // micro-batch on the last stage, whatever tp.
+  const PaperConfig c = kPaperConfigs[1];
+  const double s = 2048, b = 1, h = c.hidden, t = c.tp, V = 51200;
+  auto [m, w, par] = loss_stage_inputs(c);
+  const PrecisionConfig bf16 = precision_shorthand(DataType::bf16);
+  w.cross_entropy_fusion = CrossEntropyFusion::fused;
+  const LayerShape fused = make_layer_shape(m, w, par, bf16);
+  CHECK(fused.saved_logit_bytes == 4.0);
+  CHECK(output_activation_bytes(fused).value() == doctest::Approx(4 * s * b * h / t + 4 * s * b * V / t));
+  CHECK(loss_backward_working_set_bytes(fused).value() == doctest::Approx(4 * s * b * V / t));
+}
+
 TEST_CASE("PyTorch's cross-entropy on vocab-sharded logits (loss parallelism) holds three FP32 copies, 12sbV/t, in its backward") {
   // With tp > 1 the logits are DTensors sharded over the vocabulary and nll_loss's backward is
   // DTensor's decomposition (pytorch/pytorch torch/distributed/tensor/parallel/loss.py @02eef6b8,

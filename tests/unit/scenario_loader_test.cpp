@@ -356,7 +356,7 @@ precision: {compute: mxfp8, grads: bf16, moments: bf16, master_remainders: true}
         "BF16 weight lacks");
 }
 
-TEST_CASE("training.cross_entropy_fusion loads native (the default), te or pytorch, writes back, and rejects other words") {
+TEST_CASE("training.cross_entropy_fusion loads native (the default), fused, te or pytorch, writes back, and rejects other words") {
   const std::string base = R"(schema_version: 1
 model: llama3-8b
 system: {preset: dgx-h100, gpus: 8}
@@ -373,7 +373,15 @@ precision: bf16
   CHECK(torch_ce.training().cross_entropy_fusion == CrossEntropyFusion::pytorch);
   CHECK(parse_scenario(write_scenario_yaml(torch_ce), "w.yaml").training().cross_entropy_fusion ==
         CrossEntropyFusion::pytorch);
-  CHECK(errors_of(base, {parse_override("training.cross_entropy_fusion=fused")}) != "");
+  const Scenario fused = parse_scenario(base, "t.yaml", {{parse_override("training.cross_entropy_fusion=fused")}});
+  CHECK(fused.training().cross_entropy_fusion == CrossEntropyFusion::fused);
+  CHECK(parse_scenario(write_scenario_yaml(fused), "w.yaml").training().cross_entropy_fusion ==
+        CrossEntropyFusion::fused);
+  CHECK(errors_of(base, {parse_override("training.cross_entropy_fusion=fuse")}) ==
+        "--set training.cross_entropy_fusion=fuse: error: training.cross_entropy_fusion: expected one of native, fused, "
+        "te, or pytorch, found "
+        "'fuse'; did you mean 'fused'?");
+  CHECK(errors_of(base, {parse_override("training.cross_entropy_fusion=liger")}) != "");
 }
 
 TEST_CASE("training.repeat_kv loads a boolean, writes back, and stays unset (the kernels' default) when absent") {
