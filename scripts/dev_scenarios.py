@@ -138,6 +138,40 @@ One rule per field, the same for every row (never tuned per row):
                Megatron-Core OptimizerConfig.store_param_remainders, default True); FP8 weights
                keep the full FP32 master.
   routing      force-balanced (the MoE rows' notes): load_imbalance 1, dropless.
+  loss         training.cross_entropy_fusion for Megatron-Bridge rows, from what the row's model
+               provider and pretraining recipe set (Megatron-Core runs TE's cross-entropy for
+               cross_entropy_loss_fusion True + cross_entropy_fusion_impl "te", its fused native
+               path for True + "native", the unfused one for False: LanguageModule.
+               compute_language_model_loss, Megatron-LM megatron/core/models/common/language_module/
+               language_module.py, code index id 634896012). Every Megatron-Bridge provider derives
+               from GPTModelProvider, which sets cross_entropy_loss_fusion = True
+               (src/megatron/bridge/models/gpt_provider.py @0254ddd4418307d47f3d5fab32cdfdb29926b4d6;
+               Megatron-Core's own default is False, impl "native", model_parallel_config.py
+               @02aa3ee4); the impl is the family's:
+                 Llama 3 8B / 70B, Llama 3.1 405B -> te: the recipes' _llama3_common sets
+                 model_cfg.cross_entropy_fusion_impl = "te" (src/megatron/bridge/recipes/llama/
+                 llama3.py, code index id 33552627942; the later flat recipes the same,
+                 @0d5f5558c16f "Kernel selections"), as Llama3ModelProvider8B / 70B and
+                 Llama31ModelProvider405B do (models/llama/llama_provider.py, id 20945838792).
+                 Qwen3-30B-A3B, Qwen3-235B-A22B -> te: _qwen3_moe_common sets it (recipes/qwen/
+                 qwen3_moe.py, id 33219856611, the version with moe_flex_dispatcher_backend; the flat
+                 recipe id 19489500538 the same); the Qwen3 MoE providers set none.
+                 DeepSeek-V3 -> te: DeepSeekModelProvider sets fusion True, impl "te"
+                 (models/deepseek/deepseek_provider.py @066adea0f066), and DeepSeekV3Bridge's
+                 provider_bridge the same (deepseek_v3_bridge.py @0fe9cb1dd9b1); the recipe
+                 (recipes/deepseek/deepseek_v3.py @05d003fb8985) sets neither.
+                 GPT-OSS 120B -> fused: neither GPTOSSBridge.provider_bridge (models/gpt_oss/
+                 gpt_oss_bridge.py @0e4d6ed607e0) nor _gpt_oss_common (recipes/gpt_oss/gpt_oss.py,
+                 id 33686924338) sets an impl, so GPTModelProvider's fusion with Megatron-Core's
+                 "native" runs; the later flat recipe says so: cross_entropy_fusion_impl =
+                 "native"  # GPT-OSS uses native (id 46104023892).
+               No performance config read overrides either key (qwen/qwen3_llm_pretrain.py
+               @05c0c90fbbf6, gpt_oss/gpt_oss_llm_pretrain.py @0501207b95db, llama/
+               llama3_llm_pretrain.py @2a0d46e2c554). Llama 3 paper rows (Meta's own stack) keep
+               native, stepcast's default. The recipe versions read are not pinned to each row's
+               release (25.09 to 26.02); every version read of a family sets the same value, except
+               the oldest Qwen3 MoE recipe (id 2599762895, before the flex dispatcher the rows use),
+               which sets none (fused).
   reference    derived.iteration_time_s where the row derives it (Megatron-Bridge:
                global_batch x seq_len / (tokens/s/GPU x GPUs)); Llama 3 rows give TFLOP/s per
                GPU under the PaLM MFU convention (6N + 12 L H Q T per token, full attention), so
@@ -304,6 +338,28 @@ def precision(row):
     return "{" + ", ".join(keys) + "}"
 
 
+# The docstring's `loss` rule: Megatron-Bridge rows' cross-entropy kernels by model family.
+MBRIDGE_CROSS_ENTROPY = {
+    "llama3-8b": "te",
+    "llama3-70b": "te",
+    "llama3-405b": "te",
+    "qwen3-30b-a3b": "te",
+    "qwen3-235b-a22b": "te",
+    "deepseek-v3": "te",
+    "gpt-oss-120b": "fused",
+}
+
+
+def cross_entropy_fusion(row):
+    """The docstring's `loss` rule; None keeps stepcast's default (native)."""
+    if not row["id"].startswith("mbridge"):
+        return None
+    key = model_key(row)
+    if key not in MBRIDGE_CROSS_ENTROPY:
+        raise SystemExit(f"{row['id']}: no loss rule for {key!r}")
+    return MBRIDGE_CROSS_ENTROPY[key]
+
+
 def scenario(row):
     p = row["parallel"]
     tp, pp, cp, ep = p["tp"], p["pp"], p.get("cp") or 1, p.get("ep") or 1
@@ -320,6 +376,11 @@ def scenario(row):
         f"  seq_len: {row['model']['seq_len']}",
         f"  global_batch: {value(p['global_batch'])}",
         f"  micro_batch: {p.get('micro_batch') or 1}",
+    ]
+    loss = cross_entropy_fusion(row)
+    if loss:
+        lines.append(f"  cross_entropy_fusion: {loss}")
+    lines += [
         "parallel:",
         f"  tp: {tp}",
         f"  pp: {pp}",
