@@ -144,16 +144,19 @@ std::string kernel_tables_text(const Scenario& sc, const StepKernels& k, std::si
       }
       out += "\n";
     }
-    out += fmt::format("  {:>3} {:<26} {:<9} {:<12} {:<32} {:<6} {:>10} {:>10} {:>11}  {:<11} {:>6}\n", "#", "op", "phase",
-                       "kind", "shape (gemm m x n x k x batch)", "dtype", "GFLOP", "MB", "time", "bound", "share");
+    // The op column fits the longest name shown (26 characters at least).
+    std::size_t name_width = 26;
+    for (std::size_t j = 0; j < t.rows.size() && j < max_rows; ++j) name_width = std::max(name_width, t.rows[j].name.size());
+    out += fmt::format("  {:>3} {:<{}} {:<9} {:<12} {:<32} {:<6} {:>10} {:>10} {:>11}  {:<11} {:>6}\n", "#", "op", name_width,
+                       "phase", "kind", "shape (gemm m x n x k x batch)", "dtype", "GFLOP", "MB", "time", "bound", "share");
     Seconds shown(0.0);
     std::size_t i = 0;
     for (; i < t.rows.size() && i < max_rows; ++i) {
       const KernelRow& r = t.rows[i];
       shown += r.time;
       const Op* op = r.op;
-      out += fmt::format("  {:>3} {:<26} {:<9} {:<12} {:<32} {:<6} {:>10} {:>10} {:>11}  {:<11} {:>5.1f}%\n", i + 1, r.name,
-                         r.phase, op ? kind_name(op->kind) : "-", op ? shape_text(*op) : "-",
+      out += fmt::format("  {:>3} {:<{}} {:<9} {:<12} {:<32} {:<6} {:>10} {:>10} {:>11}  {:<11} {:>5.1f}%\n", i + 1, r.name,
+                         name_width, r.phase, op ? kind_name(op->kind) : "-", op ? shape_text(*op) : "-",
                          op && has_dtype(*op) ? to_string(op->dtype) : "-",
                          op && op->flops.value() > 0.0 ? fmt::format("{:.2f}", op->flops.value() / 1e9) : "-",
                          op ? fmt::format("{:.1f}", op->bytes.value() / 1e6) : "-", seconds_text(r.time), r.bound,
