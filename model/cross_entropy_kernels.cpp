@@ -26,18 +26,24 @@ CrossEntropyPass pass(std::initializer_list<CrossEntropyKernel> kernels) {
 // and takes the row max (read 4); calculate_predicted_logits subtracts it in place (read 4,
 // write 4) and runs torch.exp(out=) in place (read 4, write 4), then sums the rows (read 4);
 // calculate_cross_entropy_loss divides in place by the all-reduced sum to keep the softmax for
-// the backward (read 4, write 4). Those six kernels move e + 36 bytes per logit; stepcast has
-// priced them as e + 32 since 38f3775 (its comment listed the same six steps and summed them
-// 4 short), as one op. The 4-byte correction is held back here: it moves the published row
-// megatron_h100_2024_32B, which sits at the 25% regression guard (tests/fidelity/
-// training_fidelity_test.cpp), past it; the lead decides. Priced as before, one op per pass.
-CrossEntropyPass native_forward(double e) { return pass({{"cross_entropy", e, 32.0}}); }
+// the backward (read 4, write 4). Six kernels, e + 36 bytes per logit. (Until this count stepcast
+// priced them as one op of e + 32: its comment listed the same six steps and summed them 4 short.)
+CrossEntropyPass native_forward(double e) {
+  return pass({{"cross_entropy.cast", e, 4.0},
+               {"cross_entropy.max", 4.0, 0.0, true},
+               {"cross_entropy.subtract_max", 4.0, 4.0},
+               {"cross_entropy.exp", 4.0, 4.0},
+               {"cross_entropy.sum", 4.0, 0.0, true},
+               {"cross_entropy.normalize", 4.0, 4.0}});
+}
 
 // Backward (calculate_gradients): the target entries' scatter touches one value per token; the
 // softmax is scaled in place by the loss gradient (grad_input.mul_: read 4, write 4); the FP32
 // gradient of a 16-bit input is cast to the input's format by autograd before the output layer's
-// backward (read 4, write e). 12 + e, two kernels, priced as one op as before.
-CrossEntropyPass native_backward(double e) { return pass({{"cross_entropy.backward", 8.0, 4.0 + e}}); }
+// backward (read 4, write e). 12 + e, two kernels.
+CrossEntropyPass native_backward(double e) {
+  return pass({{"cross_entropy.backward.scale", 4.0, 4.0}, {"cross_entropy.backward.cast", 4.0, e}});
+}
 
 // Megatron-Core's fused native path (megatron/core/fusions/fused_cross_entropy.py @d086a2e3,
 // code-index id 363221512): the same steps, each function under jit_fuser, which is torch.compile

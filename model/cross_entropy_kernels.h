@@ -9,9 +9,8 @@
 // `logit_bytes` is the format the output layer writes its logits in (2 for BF16/FP16 training,
 // 4 for FP32/TF32). Sources, read per kernel in model/cross_entropy_kernels.cpp:
 //   native   Megatron-Core's unfused vocab-parallel cross-entropy, eager PyTorch (Megatron-Core's
-//            default, cross_entropy_loss_fusion False): 6 kernels forward, 2 backward, priced as
-//            one op per pass of e + 32 and 12 + e bytes per logit (the forward's six kernels move
-//            e + 36; the .cpp says why the correction is held back).
+//            default, cross_entropy_loss_fusion False): 6 kernels forward (e + 36; its row max and
+//            row sum are PyTorch reductions), 2 backward (12 + e).
 //   fused    Megatron-Core's fused native path (cross_entropy_loss_fusion True, impl 'native'),
 //            its steps compiled by torch.compile: 4 kernels forward (e + 28), 2 backward (16 + e).
 //   te       Transformer Engine's Triton cross-entropy (impl 'te'): the gradient is written in
@@ -30,6 +29,10 @@ struct CrossEntropyKernel {
   std::string_view name;     // static string, the op's name
   double read_bytes = 0.0;   // per logit element
   double write_bytes = 0.0;  // per logit element
+  // A row reduction PyTorch runs natively (torch.max / torch.sum over the vocabulary): priced at
+  // the reduction rate CostParameters::reduction_bytes_per_sm_clock was measured for (PyTorch's
+  // own row reductions), not the elementwise one.
+  bool reduction = false;
   [[nodiscard]] double bytes() const { return read_bytes + write_bytes; }
 };
 

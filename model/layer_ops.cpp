@@ -567,7 +567,7 @@ OpList output_forward_ops(const LayerShape& s) {
   // The loss's logits-sized kernels, as the implementation the scenario names runs them
   // (model/cross_entropy_kernels.h).
   for (const CrossEntropyKernel& k : cross_entropy_forward_kernels(s.cross_entropy, s.activation_bytes)) {
-    ops.push(memory_op(k.name, logits * k.bytes()));
+    ops.push(k.reduction ? reduction_op(k.name, logits * k.bytes()) : memory_op(k.name, logits * k.bytes()));
   }
   return ops;
 }
@@ -577,7 +577,7 @@ OpList output_backward_ops(const LayerShape& s) {
   const double T = s.tokens();
   const double logits = T * s.vocab / s.t();
   for (const CrossEntropyKernel& k : cross_entropy_backward_kernels(s.cross_entropy, s.activation_bytes)) {
-    ops.push(memory_op(k.name, logits * k.bytes()));
+    ops.push(k.reduction ? reduction_op(k.name, logits * k.bytes()) : memory_op(k.name, logits * k.bytes()));
   }
   push_gemm_backward(ops, "logits.dgrad", "logits.wgrad", output_layer_shape(s), T, s.vocab / s.t(), s.hidden);
   push_norm(ops, "final_norm.backward", s, true);
