@@ -26,6 +26,32 @@
 // Only passes that have a partner overlap: the schedule's warm-up forwards and cool-down backwards
 // run alone (simulator/pipeline_schedule_orders.h combined_unpaired_passes), their all-to-alls
 // exposed as without the overlap.
+//
+// Not modelled: why real runs hide less than these phases. Controlled A/B rows (Qwen3-30B-A3B, 16
+// H100, EP 16, only the overlap switched; tests/fixtures/reference/moe_ep_overlap_ab.yaml,
+// tests/fidelity/ep_overlap_ab_test.cpp) gained 15% (HybridEP) and 24% (all-to-all) where this model
+// gains 34% and 36%; the HybridEP run's rank-0 profile shows 36.55% of the communication hidden by
+// compute where the phases hide 74% of the model's EP time. Examined, not priced for want of a
+// sourced figure:
+//   - the dispatcher's host sync inside F.dispatch (HybridEP without a token bound copies the
+//     dispatched-token count to the host after all-gathering the routing map, deepseek-ai/DeepEP
+//     deep_ep/hybrid_ep_buffer.py dispatch_with_permute @017a520224046dcf347e13ed56f1aacd8bbba89e,
+//     and Megatron-Core's _HybridEPManager passes no bound: "None means no up-bound, will cause a
+//     CPU sync"; the all-to-all dispatcher syncs before its all-to-all, model/moe_ops.h). Issued
+//     after F.attn and B.combine, it makes the host wait for both streams before it issues B.mlp:
+//     the phase boundary assumed above, plus a re-launch. It would serialize more only if the host
+//     were slower than the GPU over the pair, and at the model's launch costs (79 launches x 32 us
+//     per paired layer against 4.5 ms of GPU time) it is not;
+//   - the schedule's own host work per node (events, stream switches: "EP Overlap brings extra cpu
+//     overhead and may cause GPU bubble", NVIDIA/Megatron-LM pull request #2184): no published
+//     figure. The profile's HybridEP metadata-preprocess range (host time, the sync's wait
+//     included) falls from 1.01 to 0.22 ms per forward dispatch with the overlap on (3.109 s and
+//     0.670 s over 48 x 64): the host's lead over the GPU nearly vanishes, which fits a host-bound
+//     pair but does not measure its cost;
+//   - communication slowed by the compute beside it (the profile's communication kernels take
+//     10.83 s with the overlap against about 8.25 s without); the phases slow only the compute, by
+//     f. One row's ratio, not a source to fit;
+//   - HybridEP's SMs (moe_hybridep_num_sms, fewer than DeepEP's 20) would hide more, not less.
 
 #include "model/units.h"
 
