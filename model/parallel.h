@@ -79,6 +79,21 @@ constexpr bool is_flex_dispatcher(ExpertDispatcher d) { return d != ExpertDispat
 //               cutedsl_fused_grouped_mlp)
 enum class MoeGroupedGemm { per_expert, grouped };
 
+// Whether the training iteration runs as captured CUDA graphs (parallel.cuda_graphs):
+//   none            eager: the host launches every kernel of every layer pass, so a pass is never
+//                   faster than its launches x the host's time per launch (simulator/layer_kernels.h)
+//   full_iteration  Megatron-Core's full-iteration graph (cuda_graph_impl "local" with
+//                   cuda_graph_scope "full_iteration", or cuda_graph_impl "full_iteration" in later
+//                   versions; Megatron-Bridge performance recipes such as
+//                   LLAMA3_8B_B200_FP8_CS_BASE_CONFIG): FullCudaGraphWrapper captures
+//                   forward_backward_func, every micro-batch's forward and backward, once and then
+//                   replays it with one graph launch a step (megatron/core/full_cuda_graph.py,
+//                   NVIDIA/Megatron-LM @00caa53a), so the layer passes carry no per-launch host
+//                   time. The capture needs static shapes and no host synchronization: a MoE layer
+//                   whose dispatch reads token counts on the host (model/moe_ops.h
+//                   moe_forward_host_sync) cannot be captured (simulator/scenario_checks.cpp).
+enum class CudaGraphs { none, full_iteration };
+
 // Which ZeRO-3 / FSDP implementation shards the parameters (parallel.fsdp). It describes the
 // trainer, so any ZeRO stage takes it (a sweep or --set over zero keeps the scenario valid); only
 // zero 3 gathers and so copies.
@@ -151,6 +166,8 @@ struct ParallelConfig {
   // recipes): the expert all-to-alls of one micro-batch hide behind another's compute. Off by
   // default, as in Megatron-Core.
   bool ep_comm_overlap = false;
+  // Captured CUDA graphs (see CudaGraphs above); eager by default, as in Megatron-Core.
+  CudaGraphs cuda_graphs = CudaGraphs::none;
 
   // Rank order from fastest- to slowest-varying dimension (Megatron: "tp-cp-ep-dp-pp").
   std::string order = "tp-cp-ep-dp-pp";

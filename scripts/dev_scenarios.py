@@ -187,10 +187,21 @@ Rows left out (SKIP below, each with its reason; never a per-row tweak of a rule
                Megatron-Bridge row to the distributed optimizer (ZeRO-1) and no rule maps Megatron-
                FSDP or activation offloading, so the row as the rules write it holds the whole model
                and every activation on each GPU (580 GB of 199 predicted): not the run measured.
-The Llama 3 8B / 70B recipes of the same file also set CUDA graphs (cuda_graph_scope
-full_iteration on B200 / GB200) and, for H100 8B FP8-CS, recompute_num_layers=5; no rule maps
-either (the `recompute` rule reads recompute_modules only, and RECIPES holds no Llama entry), so
-those rows keep recompute: none and no graphs.
+  cuda_graphs  full_iteration where the row's matching recipe (RECIPES, the `recompute` rule's
+               layout match) captures the whole iteration (cuda_graph_impl "local" with
+               cuda_graph_scope "full_iteration": Megatron-Core's FullCudaGraphWrapper); none
+               otherwise, including recipes that graph only parts of a layer (cuda_graph_impl
+               "transformer_engine" with a scope list), which stepcast does not price as a graph.
+               Read: Llama 3 8B B200 FP8-CS 25.11: LLAMA3_8B_B200_FP8_CS_BASE_CONFIG (micro-batch 2,
+               local, full_iteration; llama/llama3_workload_base_configs.py, code index id
+               45659887570), the row's layout; Llama 3 8B GB200 FP8-CS 25.11: the same file's
+               LLAMA3_8B_GB200_FP8_CS_BASE_CONFIG sets no graph (its FP8-MX sibling does): none;
+               Qwen3-30B-A3B GB200 FP8-MX: QWEN3_30B_A3B_PRETRAIN_CONFIG_GB200_FP8_MX_V1 sets
+               cuda_graph_impl "transformer_engine", scope [moe_router, moe_preprocess]
+               (qwen/qwen3_workload_base_configs.py @01b2977e518f): a partial graph, none; no other
+               row's recipe read sets a full-iteration graph.
+The Llama 3 8B H100 FP8-CS recipe of a later version sets recompute_num_layers=5; no rule maps it
+(the `recompute` rule reads recompute_modules only), so that row keeps recompute: none.
 """
 import os
 import sys
@@ -259,6 +270,13 @@ RECIPES = {
         # moe_flex_dispatcher_backend="hybridep"; qwen/qwen3_llm_pretrain.py
         # qwen3_30b_a3b_pretrain_config_gb200 sets moe_token_dispatcher_type = "flex".
         {"ep_dispatcher": "hybridep"}),
+    # Llama 3 configs set no recompute_modules; B200 8B captures the full iteration.
+    "mbridge2511_b200_llama3_8b_fp8-cs_8gpu": (
+        "LLAMA3_8B_B200_FP8_CS_BASE_CONFIG",
+        MBRIDGE + "llama/llama3_workload_base_configs.py (code index id 45659887570)",
+        (8, 1, 1, 1, 1, None, 2, 128), None,
+        # cuda_graph_impl="local", cuda_graph_scope="full_iteration".
+        {"cuda_graphs": "full_iteration"}),
     "mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu": (
         "QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1",
         MBRIDGE + "qwen/qwen3_workload_base_configs.py @01b2977e518f",

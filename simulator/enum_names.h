@@ -95,6 +95,12 @@ struct EnumTable<MoeGroupedGemm> {
 };
 
 template <>
+struct EnumTable<CudaGraphs> {
+  static constexpr std::array values = {std::pair{CudaGraphs::none, std::string_view("none")},
+                                        std::pair{CudaGraphs::full_iteration, std::string_view("full_iteration")}};
+};
+
+template <>
 struct EnumTable<MlpKind> {
   static constexpr std::array values = {std::pair{MlpKind::gelu, std::string_view("gelu")},
                                         std::pair{MlpKind::swiglu, std::string_view("swiglu")}};

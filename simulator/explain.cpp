@@ -643,9 +643,10 @@ std::string explanation_text(const Scenario& sc, const Explanation& e, std::size
   const TrainingWorkload& t = sc.training();
   const double step = p.step_time.value();
   std::string out;
-  out += fmt::format("{}: {} x {}, TP {} PP {}{} DP {}{}, micro-batch {} of global batch {}\n", sc.name, sc.system.gpus,
+  out += fmt::format("{}: {} x {}, TP {} PP {}{} DP {}{}, micro-batch {} of global batch {}{}\n", sc.name, sc.system.gpus,
                      sc.system.gpu.name, par.tp, par.pp, par.vpp > 1 ? fmt::format(" (x{} chunks)", par.vpp) : "", par.dp,
-                     par.cp > 1 ? fmt::format(" CP {}", par.cp) : "", t.micro_batch, t.global_batch);
+                     par.cp > 1 ? fmt::format(" CP {}", par.cp) : "", t.micro_batch, t.global_batch,
+                     par.cuda_graphs == CudaGraphs::full_iteration ? ", replayed as a full-iteration CUDA graph" : "");
   out += fmt::format("  step {}  {:.0f} tokens/s  MFU {:.1f}%  peak memory {:.1f} GiB of {:.1f} GiB{}\n", seconds_text(p.step_time),
                      p.tokens_per_s, 100.0 * p.mfu, p.memory.peak.value() / kGiB, sc.system.gpu.memory.value() / kGiB,
                      p.fits ? "" : "  DOES NOT FIT");

@@ -267,7 +267,7 @@ bool same_layer_cost_inputs(const LayerCostInputs& a, const LayerCostInputs& b) 
   }
   if (context && (a.cp_group != b.cp_group || a.cp_ring_hop != b.cp_ring_hop)) return false;
   return a.recompute == b.recompute && a.recompute_modules == b.recompute_modules && a.checkpoint == b.checkpoint &&
-         a.mtp_depth == b.mtp_depth &&
+         a.mtp_depth == b.mtp_depth && a.graph_replay == b.graph_replay &&
          zero3 == (b.zero >= 3) && a.tp_comm_overlap == b.tp_comm_overlap &&
          a.gpu == b.gpu && a.params == b.params && a.collectives == b.collectives && a.system == b.system && a.tp_group == b.tp_group &&
          *a.shape == *b.shape &&

@@ -91,6 +91,9 @@ struct LayerCostInputs {
   GroupLayout cp_group;
   GroupLayout cp_ring_hop;         // the CP ring's slowest neighbouring pair
   bool ep_comm_overlap = false;    // hide the all-to-alls behind another micro-batch's compute
+  // The step replayed as one captured CUDA graph (parallel.cuda_graphs: full_iteration): the host
+  // launches no kernel of a layer pass, so no pass waits for its launches (layer_kernels.h).
+  bool graph_replay = false;
   double gather_bytes_per_parameter = 2.0; // what a ZeRO-3 gather moves (FP8 with FP8 parameters)
   double gradient_bytes = 4.0;             // bytes per gradient element reduced
   DataType parameter_format = DataType::bf16;

@@ -98,9 +98,23 @@ KernelPass time_kernels(const OpList& ops, const GpuSpec& gpu, const CostParamet
 
 namespace {
 
+// The host's time per launch of a training pass: Transformer Engine's dispatch, or none when the
+// step is replayed from a full-iteration CUDA graph. A replay submits the captured kernels with one
+// launch: the per-kernel launch overheads "can be paid once for the entire graph during
+// instantiation, and the graph itself can then be launched repeatedly with very little overhead"
+// (CUDA Programming Guide, Sec. 4.2 "CUDA Graphs"); FullCudaGraphWrapper.__call__ replays forward_backward_func
+// with cuda_graph.replay(), megatron/core/full_cuda_graph.py, NVIDIA/Megatron-LM @00caa53a). What
+// the host still does per step, copying each micro-batch's inputs into the graph's static buffers
+// (StaticBufferLoader) and the one replay launch, is microseconds a step and not priced. The GPU's
+// own gap between kernels (CostParameters::kernel_gap_s) stays: no sourced figure for the spacing
+// of graph-replayed kernels.
+Seconds training_host_per_launch(const LayerCostInputs& in) {
+  return in.graph_replay ? Seconds(0.0) : Seconds(in.params->training_host_dispatch_s());
+}
+
 KernelPass training_kernels(const OpList& ops, const LayerCostInputs& in,
                             std::span<const std::string_view> splits_after = {}) {
-  return time_kernels(ops, *in.gpu, *in.params, Seconds(in.params->training_host_dispatch_s()), splits_after);
+  return time_kernels(ops, *in.gpu, *in.params, training_host_per_launch(in), splits_after);
 }
 
 // Appends `op` after the stretches: its GPU time adds to the pass outside the dispatch bound.

@@ -8,7 +8,9 @@
 // A pass's time is the sum of its stretches' times plus its unbounded ops' times. A stretch is a
 // run of ops the host dispatches from a standing start: its time is max(GPU time, launches x the
 // host's time per launch, CostParameters::training_host_dispatch_s), the GPU idling for the host
-// when the host is slower (model/op_time.h ops_time). A layer pass is one stretch, except a MoE
+// when the host is slower (model/op_time.h ops_time); replayed from a full-iteration CUDA graph
+// (parallel.cuda_graphs, LayerCostInputs::graph_replay) the host launches nothing and a stretch
+// takes its GPU time. A layer pass is one stretch, except a MoE
 // forward that synchronizes with the host before its all-to-all (model/moe_ops.h
 // moe_forward_host_sync): two, split after moe_host_sync_after; a clamped activation's offset tensor
 // (model/moe_ops.h moe_activation_host_sync) synchronizes once more, after

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "model/cost_parameters.h"
+#include "model/layer_shape.h"
+#include "model/moe_ops.h"
 #include "model/op_checkpoint.h"
 #include "model/parameter_count.h"
 #include "simulator/enum_names.h"
@@ -101,6 +103,40 @@ void check_recompute_modules(DiagnosticSink& sink, const TransformerSpec& m, con
   if (fp8_delayed && (mods.has(RecomputeModule::moe_act) || mods.has(RecomputeModule::layernorm))) {
     sink.error_at(key, "moe_act and layernorm recompute need FP8 current scaling (precision.fp8_scaling: current); "
                        "Megatron-Core refuses them with delayed scaling");
+  }
+}
+
+// parallel.cuda_graphs: full_iteration captures every micro-batch's forward and backward as one
+// CUDA graph (model/parallel.h CudaGraphs), which is a training feature and needs static shapes
+// with no host synchronization inside the step. A MoE layer's dispatcher that reads the token
+// counts on the host (model/moe_ops.h moe_forward_host_sync: dropless routing without the flex
+// dispatcher's device-side grouped GEMM) cannot be captured: Megatron-Core refuses a graph that
+// holds a whole MoE module unless it is "drop-padding MoE or transformer_engine sync-free HybridEP"
+// (validate_moe_cuda_graph_support, megatron/core/transformer/cuda_graph_config.py, NVIDIA/
+// Megatron-LM @5955fdaf), and a full-iteration graph holds every module.
+void check_full_iteration_graph(DiagnosticSink& sink, const Scenario& s, const ScenarioReadState& state,
+                                const ParallelConfig& p) {
+  if (state.workload_read && !s.is_training()) {
+    sink.error_at("parallel.cuda_graphs", "cuda_graphs: full_iteration applies to training scenarios only "
+                                          "(it captures the training step's forward and backward)");
+    return;
+  }
+  const TransformerSpec& m = s.model;
+  LayerShape moe;  // only the fields moe_forward_host_sync reads
+  moe.moe_layer = m.is_moe();
+  moe.moe = m.moe;
+  moe.ep = std::max(p.ep, 1);
+  moe.expert_tp = std::max(p.expert_tensor_parallel(), 1);
+  moe.ep_dispatcher = p.ep_dispatcher;
+  moe.moe_grouped_gemm = p.moe_grouped_gemm;
+  if (moe_forward_host_sync(moe)) {
+    sink.error_at("parallel.cuda_graphs",
+                  "cuda_graphs: full_iteration cannot capture this model's dropless MoE layers: their dispatcher "
+                  "reads the token counts on the host before the all-to-all, which a CUDA graph cannot hold "
+                  "(Megatron-Core allows a graphed MoE module only with drop-and-pad or sync-free HybridEP). "
+                  "Drop tokens at a fixed capacity (model.capacity_factor > 0), or run the device-side grouped "
+                  "GEMM with a flex dispatcher (parallel.moe_grouped_gemm: grouped with parallel.ep_dispatcher: "
+                  "hybridep or deepep), or use cuda_graphs: none");
   }
 }
 
@@ -335,6 +371,11 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
         sink.error_at("parallel.ep", "ep (" + str(p.ep) + ") does not divide tp (" + str(p.tp) +
                                          "): inference splits the experts over the tensor-parallel ranks");
       }
+    }
+    if (ok({"parallel.cuda_graphs", "parallel.ep", "parallel.expert_tp", "parallel.ep_dispatcher",
+            "parallel.moe_grouped_gemm"}) &&
+        p.cuda_graphs == CudaGraphs::full_iteration) {
+      check_full_iteration_graph(sink, s, state, p);
     }
     // Megatron-Core MoE (parallel folding): the tp*cp*dp ranks of a stage regroup as
     // expert_tp * ep * expert-dp, so expert_tp*ep must divide tp*cp*dp.

@@ -275,6 +275,7 @@ void write_parallel(Writer& w, const ParallelConfig& p) {
   w.boolean(2, "overlap_param_gather", p.overlap_param_gather);
   w.boolean(2, "tp_comm_overlap", p.tp_comm_overlap);
   w.boolean(2, "ep_comm_overlap", p.ep_comm_overlap);
+  if (p.cuda_graphs != CudaGraphs::none) w.enumeration(2, "cuda_graphs", p.cuda_graphs);  // written when set
   w.text(2, "order", p.order);
 }
 

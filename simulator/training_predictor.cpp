@@ -275,6 +275,7 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   cost_inputs.cp_group = plan.groups.cp;
   cost_inputs.cp_ring_hop = plan.groups.cp_ring_hop;
   cost_inputs.ep_comm_overlap = par.ep_comm_overlap;
+  cost_inputs.graph_replay = par.cuda_graphs == CudaGraphs::full_iteration;
   cost_inputs.fsdp = par.fsdp;
   cost_inputs.checkpoint = par.checkpoint;
   cost_inputs.mtp_depth = model.mtp_depth;
