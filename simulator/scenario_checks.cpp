@@ -122,13 +122,25 @@ void check_full_iteration_graph(DiagnosticSink& sink, const Scenario& s, const S
     return;
   }
   const TransformerSpec& m = s.model;
-  LayerShape moe;  // only the fields moe_forward_host_sync reads
+  LayerShape moe;  // only the fields moe_forward_host_sync and moe_activation_host_sync read
   moe.moe_layer = m.is_moe();
   moe.moe = m.moe;
   moe.ep = std::max(p.ep, 1);
   moe.expert_tp = std::max(p.expert_tensor_parallel(), 1);
   moe.ep_dispatcher = p.ep_dispatcher;
   moe.moe_grouped_gemm = p.moe_grouped_gemm;
+  moe.mlp = m.mlp;
+  moe.activation_clamp = m.activation_clamp;
+  moe.compute = s.precision.compute;
+  if (moe.moe_layer && moe_activation_host_sync(moe)) {
+    // The clamped GLU of GPT-OSS's experts copies a Python scalar to the device on every call, a
+    // blocking host synchronization (model/moe_ops.h moe_activation_host_sync), which a CUDA graph
+    // cannot hold either.
+    sink.error_at("parallel.cuda_graphs",
+                  "cuda_graphs: full_iteration cannot capture this model's clamped expert activation: Megatron-Core's "
+                  "weighted_bias_quick_geglu_impl copies its linear offset to the device on every call, a blocking "
+                  "host synchronization. Use cuda_graphs: none");
+  }
   if (moe_forward_host_sync(moe)) {
     sink.error_at("parallel.cuda_graphs",
                   "cuda_graphs: full_iteration cannot capture this model's dropless MoE layers: their dispatcher "

@@ -95,6 +95,21 @@ TEST_CASE("a full-iteration graph refuses dropless MoE whose dispatcher syncs th
   CHECK(errors_of(kMoe + "parallel: {ep: 1, cuda_graphs: full_iteration}\n") == "");
 }
 
+TEST_CASE("a full-iteration graph refuses GPT-OSS's clamped expert activation, which syncs the host") {
+  // weighted_bias_quick_geglu_impl copies its linear offset to the device on every call
+  // (model/moe_ops.h moe_activation_host_sync): a blocking synchronization, even with token drop.
+  const std::string refused =
+      errors_of("schema_version: 1\nmodel: {preset: gpt-oss-120b, capacity_factor: 1.0}\n"
+                "system: {preset: dgx-b200, gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n"
+                "parallel: {ep: 8, cuda_graphs: full_iteration}\nprecision: bf16\n");
+  CHECK(refused.find("parallel.cuda_graphs") != std::string::npos);
+  CHECK(refused.find("clamped expert activation") != std::string::npos);
+  // The same model without the graph loads.
+  CHECK(errors_of("schema_version: 1\nmodel: {preset: gpt-oss-120b, capacity_factor: 1.0}\n"
+                  "system: {preset: dgx-b200, gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n"
+                  "parallel: {ep: 8}\nprecision: bf16\n") == "");
+}
+
 TEST_CASE("full_iteration removes the host's launch bound: a host-bound pass speeds up, a GPU-bound one does not") {
   // Host-bound: a small layer (gpt-1.7b, 1024 tokens) on a B200 runs its kernels faster than the
   // host launches them at 12 us x 2.69 each.
