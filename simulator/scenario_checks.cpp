@@ -116,22 +116,15 @@ void check_recompute_modules(DiagnosticSink& sink, const TransformerSpec& m, con
 // Megatron-LM @5955fdaf), and a full-iteration graph holds every module.
 void check_full_iteration_graph(DiagnosticSink& sink, const Scenario& s, const ScenarioReadState& state,
                                 const ParallelConfig& p) {
-  if (state.workload_read && !s.is_training()) {
-    sink.error_at("parallel.cuda_graphs", "cuda_graphs: full_iteration applies to training scenarios only "
-                                          "(it captures the training step's forward and backward)");
+  if (!s.is_training()) {
+    if (state.workload_read) {
+      sink.error_at("parallel.cuda_graphs", "cuda_graphs: full_iteration applies to training scenarios only "
+                                            "(it captures the training step's forward and backward)");
+    }
     return;
   }
-  const TransformerSpec& m = s.model;
-  LayerShape moe;  // only the fields moe_forward_host_sync and moe_activation_host_sync read
-  moe.moe_layer = m.is_moe();
-  moe.moe = m.moe;
-  moe.ep = std::max(p.ep, 1);
-  moe.expert_tp = std::max(p.expert_tensor_parallel(), 1);
-  moe.ep_dispatcher = p.ep_dispatcher;
-  moe.moe_grouped_gemm = p.moe_grouped_gemm;
-  moe.mlp = m.mlp;
-  moe.activation_clamp = m.activation_clamp;
-  moe.compute = s.precision.compute;
+  // The scenario's MoE layer as the prediction builds it (a dense model's has moe_layer false).
+  const LayerShape moe = moe_layer_shape(make_layer_shape(s.model, s.training(), p, s.precision));
   if (moe.moe_layer && moe_activation_host_sync(moe)) {
     // The clamped GLU of GPT-OSS's experts copies a Python scalar to the device on every call, a
     // blocking host synchronization (model/moe_ops.h moe_activation_host_sync), which a CUDA graph
