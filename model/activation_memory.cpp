@@ -119,7 +119,7 @@ Bytes embedding_activation_bytes(const LayerShape& s) {
 }
 
 Bytes output_activation_bytes(const LayerShape& s) {
-  return Bytes(2.0 * s.activation_bytes * s.norm_tokens() * s.hidden + s.saved_logit_bytes * s.tokens() * s.vocab / s.t());
+  return Bytes(2.0 * s.activation_bytes * s.norm_tokens() * s.hidden + s.saved_logit_bytes() * s.tokens() * s.vocab / s.t());
 }
 
 Bytes mtp_activation_bytes(const LayerShape& s) {
@@ -127,7 +127,7 @@ Bytes mtp_activation_bytes(const LayerShape& s) {
 }
 
 Bytes loss_backward_working_set_bytes(const LayerShape& s) {
-  return Bytes(s.loss_backward_logit_bytes * s.tokens() * s.vocab / s.t());
+  return Bytes(s.loss_backward_logit_bytes() * s.tokens() * s.vocab / s.t());
 }
 
 }  // namespace stepcast

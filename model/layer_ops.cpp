@@ -556,6 +556,14 @@ LayerShape output_layer_shape(const LayerShape& s) {
   return o;
 }
 
+// The loss's kernels over `logits` logit elements, each at the rate of its kind.
+void push_loss_kernels(OpList& ops, const CrossEntropyPass& pass, double logits) {
+  for (const CrossEntropyKernel& k : pass) {
+    const double bytes = logits * k.bytes();
+    ops.push(k.reduction ? reduction_op(k.name, bytes) : memory_op(k.name, bytes));
+  }
+}
+
 }  // namespace
 
 OpList output_forward_ops(const LayerShape& s) {
@@ -566,9 +574,7 @@ OpList output_forward_ops(const LayerShape& s) {
   ops.push(gemm("logits", output_layer_shape(s), T, s.vocab / s.t(), s.hidden));
   // The loss's logits-sized kernels, as the implementation the scenario names runs them
   // (model/cross_entropy_kernels.h).
-  for (const CrossEntropyKernel& k : cross_entropy_forward_kernels(s.cross_entropy, s.activation_bytes)) {
-    ops.push(k.reduction ? reduction_op(k.name, logits * k.bytes()) : memory_op(k.name, logits * k.bytes()));
-  }
+  push_loss_kernels(ops, cross_entropy_forward_kernels(s.cross_entropy, s.activation_bytes), logits);
   return ops;
 }
 
@@ -576,9 +582,7 @@ OpList output_backward_ops(const LayerShape& s) {
   OpList ops;
   const double T = s.tokens();
   const double logits = T * s.vocab / s.t();
-  for (const CrossEntropyKernel& k : cross_entropy_backward_kernels(s.cross_entropy, s.activation_bytes)) {
-    ops.push(k.reduction ? reduction_op(k.name, logits * k.bytes()) : memory_op(k.name, logits * k.bytes()));
-  }
+  push_loss_kernels(ops, cross_entropy_backward_kernels(s.cross_entropy, s.activation_bytes), logits);
   push_gemm_backward(ops, "logits.dgrad", "logits.wgrad", output_layer_shape(s), T, s.vocab / s.t(), s.hidden);
   push_norm(ops, "final_norm.backward", s, true);
   return ops;
@@ -640,14 +644,6 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.activation_bytes = (precision.compute == DataType::fp32 || precision.compute == DataType::tf32) ? 4.0 : 2.0;
   s.main_grad_bytes = bytes_per_element(precision.grads);
   s.cross_entropy = training.cross_entropy_fusion;
-  s.saved_logit_bytes = training.cross_entropy_fusion == CrossEntropyFusion::te ? s.activation_bytes : 4.0;
-  // PyTorch's cross-entropy holds two FP32 gradients beside the saved log-probabilities in its
-  // backward; on vocab-sharded logits (tp > 1: DTensor loss parallelism) three; Megatron's fused
-  // native path one FP32 copy of the softmax, Inductor's buffer (model/workload.h).
-  s.loss_backward_logit_bytes = training.cross_entropy_fusion == CrossEntropyFusion::fused ? 4.0
-                                : training.cross_entropy_fusion != CrossEntropyFusion::pytorch ? 0.0
-                                : parallel.tp > 1                                              ? 12.0
-                                                                                               : 8.0;
   s.mla = model.mla;
   s.moe = model.moe;
   if (s.moe.is_moe() && s.moe.ffn_hidden <= 0) s.moe.ffn_hidden = static_cast<int>(s.ffn);

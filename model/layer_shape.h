@@ -56,13 +56,23 @@ struct LayerShape {
   CrossEntropyFusion cross_entropy = CrossEntropyFusion::native;
   // Bytes per logit the cross-entropy keeps for the backward: FP32 (4) natively, the 16-bit
   // logits themselves with Transformer Engine's in-place fused cross-entropy (CrossEntropyFusion).
-  double saved_logit_bytes = 4.0;
+  [[nodiscard]] double saved_logit_bytes() const {
+    return cross_entropy == CrossEntropyFusion::te ? activation_bytes : 4.0;
+  }
   // Bytes per logit alive beside the saved ones while the loss's backward runs, on the last
   // stage for one micro-batch: 8 (two FP32 gradients) with PyTorch's cross-entropy, 12 (three) with
   // it on vocab-sharded logits (tp > 1, DTensor loss parallelism; model/workload.h), 4 with
   // Megatron's fused native path (Inductor's FP32 copy of the softmax), else 0 (Megatron's unfused
   // and Transformer Engine's kernels overwrite the saved logits in place).
-  double loss_backward_logit_bytes = 0.0;
+  [[nodiscard]] double loss_backward_logit_bytes() const {
+    switch (cross_entropy) {
+      case CrossEntropyFusion::fused: return 4.0;
+      case CrossEntropyFusion::pytorch: return tp > 1 ? 12.0 : 8.0;
+      case CrossEntropyFusion::native:
+      case CrossEntropyFusion::te: break;
+    }
+    return 0.0;
+  }
 
   // Attention variant, experts and context parallelism (the same for every layer of a model).
   std::optional<MlaSpec> mla;         // multi-head latent attention instead of MHA/GQA/MQA

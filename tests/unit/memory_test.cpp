@@ -113,13 +113,13 @@ TEST_CASE("Transformer Engine's fused cross-entropy keeps the 16-bit logits, 2sb
   auto [m, w, par] = loss_stage_inputs(c);
   const PrecisionConfig bf16 = precision_shorthand(DataType::bf16);
   // The default, Megatron's native cross-entropy: FP32 logits.
-  CHECK(make_layer_shape(m, w, par, bf16).saved_logit_bytes == 4.0);
+  CHECK(make_layer_shape(m, w, par, bf16).saved_logit_bytes() == 4.0);
   w.cross_entropy_fusion = CrossEntropyFusion::te;
   const LayerShape te = make_layer_shape(m, w, par, bf16);
-  CHECK(te.saved_logit_bytes == 2.0);
+  CHECK(te.saved_logit_bytes() == 2.0);
   CHECK(output_activation_bytes(te).value() == doctest::Approx(4 * s * b * h / t + 2 * s * b * V / t));
   // FP32 compute: TE's logits are FP32 themselves, 4 bytes either way.
-  CHECK(make_layer_shape(m, w, par, precision_shorthand(DataType::fp32)).saved_logit_bytes == 4.0);
+  CHECK(make_layer_shape(m, w, par, precision_shorthand(DataType::fp32)).saved_logit_bytes() == 4.0);
 }
 
 TEST_CASE("PyTorch's cross-entropy keeps FP32 logits and holds two more FP32 copies, 8sbV/t, while the loss's backward runs") {
@@ -153,7 +153,7 @@ TEST_CASE("Megatron's fused native cross-entropy keeps FP32 logits and one more 
   const PrecisionConfig bf16 = precision_shorthand(DataType::bf16);
   w.cross_entropy_fusion = CrossEntropyFusion::fused;
   const LayerShape fused = make_layer_shape(m, w, par, bf16);
-  CHECK(fused.saved_logit_bytes == 4.0);
+  CHECK(fused.saved_logit_bytes() == 4.0);
   CHECK(output_activation_bytes(fused).value() == doctest::Approx(4 * s * b * h / t + 4 * s * b * V / t));
   CHECK(loss_backward_working_set_bytes(fused).value() == doctest::Approx(4 * s * b * V / t));
 }
@@ -171,7 +171,7 @@ TEST_CASE("PyTorch's cross-entropy on vocab-sharded logits (loss parallelism) ho
   const PrecisionConfig bf16 = precision_shorthand(DataType::bf16);
   w.cross_entropy_fusion = CrossEntropyFusion::pytorch;
   const LayerShape torch_ce = make_layer_shape(m, w, par, bf16);
-  CHECK(torch_ce.loss_backward_logit_bytes == 12.0);
+  CHECK(torch_ce.loss_backward_logit_bytes() == 12.0);
   CHECK(output_activation_bytes(torch_ce).value() == doctest::Approx(4 * s * b * h / t + 4 * s * b * V / t));
   CHECK(loss_backward_working_set_bytes(torch_ce).value() == doctest::Approx(12 * s * b * V / t));
   // Megatron's kernels are unchanged by tp: none.
