@@ -18,8 +18,8 @@ One rule per field, the same for every row (never tuned per row):
                GB200 25.11 rows): then model: {preset: deepseek-v3, mtp_depth: 0}. The B200 row is
                labelled "w/ MTP".
   system       DGX-H100 and Meta's Grand Teton servers (8 H100s and 8x400 Gb/s NICs per node, the
-               row's `system`) -> dgx-h100; DGX-B200 -> dgx-b200; GB200 -> gb200-nvl72. The GPU
-               count is the row's.
+               row's `system`) -> dgx-h100; DGX-B200 -> dgx-b200; GB200 -> gb200-nvl72; GB300 ->
+               gb300-nvl72; B300 -> dgx-b300. The GPU count is the row's.
   parallel     tp, pp, cp, ep, dp, micro_batch, global_batch as stated; vpp null -> 1 and
                micro_batch null -> 1 (Megatron's defaults, as simulator/published_runs.h maps
                unstated fields). Megatron-Bridge rows: sequence parallelism when tp > 1, the
@@ -323,6 +323,10 @@ def model_entry(row):
 
 def system_key(row):
     text = (row.get("system") or "") + " " + (row.get("gpu_type") or "")
+    if "GB300" in text:
+        return "gb300-nvl72"
+    if "B300" in text:
+        return "dgx-b300"
     if "GB200" in text:
         return "gb200-nvl72"
     if "B200" in text:

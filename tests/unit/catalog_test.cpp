@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "simulator/catalog.h"
 #include "simulator/diagnostics.h"
@@ -28,15 +29,15 @@ std::string error_of(const std::vector<Catalog::Document>& documents) {
 
 TEST_CASE("the catalog has every GPU and model name DESIGN.md makes public") {
   const Catalog& c = Catalog::builtin();
-  for (const char* gpu : {"a100-sxm-80gb", "h100-sxm-80gb", "h200-sxm-141gb", "b200", "gb200", "l40s", "mi300x",
-                          "jetson-agx-orin-64gb"}) {
+  for (const char* gpu : {"a100-sxm-80gb", "h100-sxm-80gb", "h200-sxm-141gb", "b200", "gb200", "b300", "gb300", "l40s",
+                          "mi300x", "jetson-agx-orin-64gb"}) {
     CHECK_MESSAGE(c.find_gpu(gpu) != nullptr, gpu);
   }
   for (const char* model : {"gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b"}) {
     CHECK_MESSAGE(c.find_model(model) != nullptr, model);
   }
-  for (const char* system : {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200", "gb200-nvl72", "aws-p4de", "aws-p5",
-                             "gcp-a3-mega", "gcp-a4", "oci-bm-gpu-b4", "coreweave-gb200"}) {
+  for (const char* system : {"dgx-a100", "dgx-h100", "hgx-h200", "dgx-b200", "gb200-nvl72", "dgx-b300", "gb300-nvl72",
+                             "aws-p4de", "aws-p5", "gcp-a3-mega", "gcp-a4", "oci-bm-gpu-b4", "coreweave-gb200"}) {
     CHECK_MESSAGE(c.find_system(system) != nullptr, system);
   }
   CHECK(c.find_scenario("gpt3-175b-selene") != nullptr);
@@ -77,6 +78,49 @@ TEST_CASE("datasheet figures from the reference data are carried over per direct
   const GpuSpec& b200 = *c.find_gpu("b200");
   CHECK(b200.supports(DataType::nvfp4));
   CHECK(b200.peak(DataType::nvfp4).value() == doctest::Approx(2 * b200.peak(DataType::fp8).value()));
+}
+
+TEST_CASE("Blackwell Ultra keeps Blackwell's tensor rates but for NVFP4 and INT8, with more memory and NICs") {
+  const Catalog& c = Catalog::builtin();
+  // Blackwell Architecture Technical Brief v2.1, Table 3 per-GPU HGX B300 (dense): FP4 14 PF, FP8 4.5 PF,
+  // INT8 0.15 POPS, BF16 2.25 PF; Table 2 GB300 NVL72 / 72 GPUs: FP4 15 PF, FP8 5 PF, INT8 12 POPS / 72.
+  for (const auto& [ultra, base] : {std::pair{"b300", "b200"}, std::pair{"gb300", "gb200"}}) {
+    INFO(ultra);
+    const GpuSpec& u = *c.find_gpu(ultra);
+    const GpuSpec& b = *c.find_gpu(base);
+    CHECK(u.architecture == GpuArchitecture::blackwell);
+    for (DataType t : {DataType::fp32, DataType::tf32, DataType::bf16, DataType::fp8, DataType::mxfp8}) {
+      CHECK(u.peak(t).value() == doctest::Approx(b.peak(t).value()));
+    }
+    CHECK(u.peak(DataType::nvfp4).value() > 1.4 * b.peak(DataType::nvfp4).value());
+    CHECK(u.peak(DataType::int8).value() < b.peak(DataType::int8).value() / 20);
+    CHECK(u.memory.value() > 1.45 * b.memory.value());  // 288 GB class against 180-186 GB
+    CHECK(u.sm_count == b.sm_count);                    // 148 (HGX) and 152 (NVL72) enabled of 160
+    CHECK(u.nvlink_bandwidth == b.nvlink_bandwidth);
+    CHECK(u.tdp_watts > b.tdp_watts);
+  }
+  // nvidia-smi totals: "NVIDIA B300 SXM6 AC" 275040 MiB, "NVIDIA GB300" (NVL72 tray) 284208 MiB.
+  CHECK(c.find_gpu("b300")->memory.value() == 275040.0 * 1048576.0);
+  CHECK(c.find_gpu("gb300")->memory.value() == 284208.0 * 1048576.0);
+  CHECK(c.find_gpu("b300")->peak(DataType::nvfp4).value() == doctest::Approx(14000e12));
+  CHECK(c.find_gpu("gb300")->peak(DataType::nvfp4).value() == doctest::Approx(15000e12));
+  // The B300 host link is stored as PCIe (Gen5 x16 host CPUs), the GB300's as NVLink-C2C.
+  CHECK(c.find_gpu("b300")->host_bandwidth.value() == doctest::Approx(64e9));
+  CHECK(c.find_gpu("gb300")->host_bandwidth == c.find_gpu("gb200")->host_bandwidth);
+
+  const SystemSpec& dgx = *c.find_system("dgx-b300");
+  CHECK(c.default_system_name("b300") == "dgx-b300");
+  CHECK(dgx.gpus_per_node == 8);
+  CHECK(dgx.nvlink_domain_gpus == 8);
+  CHECK(dgx.network.nics_per_node == 8);
+  CHECK(dgx.network.nic_bandwidth.value() == doctest::Approx(800e9 / 8));  // ConnectX-8, one per GPU
+  const SystemSpec& rack = *c.find_system("gb300-nvl72");
+  CHECK(c.default_system_name("gb300") == "gb300-nvl72");
+  CHECK(rack.gpus_per_node == 4);
+  CHECK(rack.nvlink_domain_gpus == 72);
+  CHECK(rack.nvlink_sharp);
+  CHECK(rack.network.nics_per_node == 4);
+  CHECK(rack.network.nic_bandwidth.value() == doctest::Approx(800e9 / 8));
 }
 
 TEST_CASE("the Jetson's power modes are ordered by power and end at full speed") {
