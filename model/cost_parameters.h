@@ -319,6 +319,17 @@ struct CostParameters : NamedConstants<CostParameters> {
   // Applied to the all-to-all dispatcher's NCCL kernels as well (they too run on SMs; no separate
   // measurement of theirs).
   double ep_overlap_compute_slowdown = 0.20;
+  // The other side of the same contention: the EP exchanges themselves run longer while the
+  // compute runs beside them. Measured, not fitted: NVIDIA-NeMo/Megatron-Bridge skills/
+  // nemo-mbridge-perf-moe-comm-overlap/SKILL.md "HybridEP production-shape validation" (code index
+  // id 57486340860; tests/fixtures/reference/moe_ep_overlap_ab.yaml), two same-method rank-0 Nsight
+  // Systems profiles of one Qwen3-30B-A3B run on 16 H100 with only the overlap switched: the
+  // communication kernels total 9.079 ms / 0.11% = 8.254 s with the overlap off (9.079 ms of it
+  // concurrent with GEMM or attention, "0.11% of communication time") and 3958.997 ms / 36.55% =
+  // 10.832 s with it on. The ratio, 1.312, is what an overlapped exchange takes against the same
+  // exchange alone. The 0.11% is printed to two digits, so the off total is known to about +-5%.
+  // Applied to the all-to-all dispatcher's NCCL kernels as well (no separate measurement of theirs).
+  double ep_overlap_comm_slowdown = (3958.997 / 0.3655) / (9.079 / 0.0011) - 1.0;
   // DeepEP / HybridEP, the flex token dispatcher's backends (model/moe_ops.h moe_deepep_time): the
   // share of the link rate one dispatch or combine reaches through the library's PyTorch API, the
   // call Megatron-Core makes (the kernels, the layout preprocessing, the copy of the received
@@ -498,6 +509,9 @@ struct CostParameters : NamedConstants<CostParameters> {
     f("comm.sm_fraction", self.comm_sm_fraction, "DeepSeek-V3 report Sec. 3.2.2 (20 of 132 SMs)");
     f("comm.ep_overlap_compute_slowdown", self.ep_overlap_compute_slowdown,
       "Megatron-Core MoE report Sec. 4.2.3 via Megatron-LM docs moe_a2a_overlap.md (DeepEP 20 SMs, ~20% GEMM cost)");
+    f("comm.ep_overlap_comm_slowdown", self.ep_overlap_comm_slowdown,
+      "Megatron-Bridge MoE comm-overlap SKILL.md: Nsight communication time overlap on / off, 10.832 / 8.254 s "
+      "(moe_ep_overlap_ab.yaml)");
     f("comm.deepep_network_eta", self.deepep_network_eta,
       "DeepEP docs/README_Hybrid-EP.md H100 16-64 ranks, Torch API (hybridep_bandwidth.yaml; scripts/fit_deepep_network.py)");
     f("comm.deepep_network_latency_s", self.deepep_network_latency_s,

@@ -20,19 +20,23 @@
 //   megatron/core/transformer/transformer_config.py moe_deepep_num_sms = 20
 //   @d2c5e8b4f4fa0062d8cd9cbe18a7fca7cf1f99a3; the doc above: "reserves 20 SMs per GPU and
 //   observes about a 20% GEMM-efficiency cost", CostParameters::ep_overlap_compute_slowdown).
-//   With the compute slowed by a share f while the communication runs, a phase of compute C and
-//   communication c takes max(c, C + f min(c, C)) — the form used for ZeRO-3's overlapped
-//   collectives (CostParameters::comm_sm_fraction).
+//   The contention runs both ways: while they share the GPU the exchange slows too, taking (1 + g)
+//   its time alone (g = CostParameters::ep_overlap_comm_slowdown, 0.312: the communication kernels
+//   of a controlled A/B pair of Nsight profiles total 10.83 s with the overlap and 8.25 s without,
+//   tests/fixtures/reference/moe_ep_overlap_ab.yaml). With the compute slowed by a share f while
+//   the communication runs, a phase of compute C and communication c takes
+//   max(c', C + f min(c', C)), c' = (1 + g) c — the form used for ZeRO-3's overlapped collectives
+//   (CostParameters::comm_sm_fraction), with the exchange stretched.
 // Only passes that have a partner overlap: the schedule's warm-up forwards and cool-down backwards
 // run alone (simulator/pipeline_schedule_orders.h combined_unpaired_passes), their all-to-alls
 // exposed as without the overlap.
 //
-// Not modelled: why real runs hide less than these phases. Controlled A/B rows (Qwen3-30B-A3B, 16
-// H100, EP 16, only the overlap switched; tests/fixtures/reference/moe_ep_overlap_ab.yaml,
-// tests/fidelity/ep_overlap_ab_test.cpp) gained 15% (HybridEP) and 24% (all-to-all) where this model
-// gains 34% and 36%; the HybridEP run's rank-0 profile shows 36.55% of the communication hidden by
-// compute where the phases hide 74% of the model's EP time. Examined, not priced for want of a
-// sourced figure:
+// Controlled A/B rows (Qwen3-30B-A3B, 16 H100, EP 16, only the overlap switched;
+// tests/fixtures/reference/moe_ep_overlap_ab.yaml, tests/fidelity/ep_overlap_ab_test.cpp) gained 15%
+// (HybridEP) and 24% (all-to-all). Without the stretched exchange this model gained 34% and 36%;
+// with it, 26% and 24%. The HybridEP run's rank-0 profile shows 36.55% of the communication hidden
+// by compute. What the stretch leaves is not modelled; examined, not priced for want of a sourced
+// figure:
 //   - the dispatcher's host sync inside F.dispatch (HybridEP without a token bound copies the
 //     dispatched-token count to the host after all-gathering the routing map, deepseek-ai/DeepEP
 //     deep_ep/hybrid_ep_buffer.py dispatch_with_permute @017a520224046dcf347e13ed56f1aacd8bbba89e,
@@ -48,9 +52,6 @@
 //     included) falls from 1.01 to 0.22 ms per forward dispatch with the overlap on (3.109 s and
 //     0.670 s over 48 x 64): the host's lead over the GPU nearly vanishes, which fits a host-bound
 //     pair but does not measure its cost;
-//   - communication slowed by the compute beside it (the profile's communication kernels take
-//     10.83 s with the overlap against about 8.25 s without); the phases slow only the compute, by
-//     f. One row's ratio, not a source to fit;
 //   - HybridEP's SMs (moe_hybridep_num_sms, fewer than DeepEP's 20) would hide more, not less.
 
 #include "model/units.h"
@@ -76,10 +77,11 @@ struct EpOverlapExposure {
   Seconds backward;
 };
 
-// A phase of `compute` next to `comm`, less the compute: max(comm, compute + f min(comm, compute))
-// - compute, f the share of the compute's speed the communication kernels take.
-Seconds overlapped_phase_exposure(Seconds comm, Seconds compute, double compute_slowdown);
+// A phase of `compute` next to `comm`, less the compute: max(c', compute + f min(c', compute))
+// - compute with c' = (1 + g) comm, f the share of the compute's speed the communication kernels
+// take and g the share by which the exchange runs longer beside the compute.
+Seconds overlapped_phase_exposure(Seconds comm, Seconds compute, double compute_slowdown, double comm_slowdown);
 
-EpOverlapExposure paired_layer_exposure(const EpOverlapLayer& layer, double compute_slowdown);
+EpOverlapExposure paired_layer_exposure(const EpOverlapLayer& layer, double compute_slowdown, double comm_slowdown);
 
 }  // namespace stepcast

@@ -100,7 +100,8 @@ void add_expert_and_context_traffic(const LayerCostInputs& in, const OpList& for
       l.forward_combine = combine;
       l.backward_combine = exchange + gather;   // the combine's gradients go back, then are gathered
       l.backward_dispatch = scatter + exchange;  // the dispatched tokens' gradients reduced, then sent
-      const EpOverlapExposure e = paired_layer_exposure(l, in.params->ep_overlap_compute_slowdown);
+      const EpOverlapExposure e = paired_layer_exposure(l, in.params->ep_overlap_compute_slowdown,
+                                                        in.params->ep_overlap_comm_slowdown);
       forward_exposed = e.forward;
       backward_exposed = e.backward;
     }

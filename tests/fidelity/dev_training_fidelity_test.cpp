@@ -401,9 +401,15 @@ TEST_CASE("development-set rows: regression guard") {
   // local, full_iteration) is such a row, and it does not move: +0.206 -> +0.206. Its passes were
   // GPU-bound already (a layer's forward is 5.79 ms of kernels over 2 x 8192 tokens, against a few
   // dozen launches at 32 us), so its overshoot is not host dispatch. Nothing else moved.
+  // Then the EP overlap's exchanges run longer beside the compute they hide behind (model/
+  // ep_overlap.h; CostParameters::ep_overlap_comm_slowdown, 0.312: the Megatron-Bridge A/B pair's
+  // Nsight communication time, 10.83 s with the overlap against 8.25 s without). Only the rows
+  // whose recipe runs the overlap move: Qwen3-235B H100 25.11 -0.260 -> -0.124, 26.02 -0.258 ->
+  // -0.113, DeepSeek-V3 H100 -0.141 -> -0.102. Dev-set MoE+CP MAE 19.0% -> 17.4%, all 28 rows
+  // 16.7% -> 15.6%.
   const std::map<std::string, double> measured = {
       {"llama3_405b_t4_16384gpu_cp16_seq131072", -0.180},      // interleaved, V 8 (inferred)
-      {"mbridge2509_h100_deepseekv3_fp8_1024gpu", -0.141},     // overlapped DeepEP dispatch; MTP
+      {"mbridge2509_h100_deepseekv3_fp8_1024gpu", -0.102},     // overlapped DeepEP dispatch; MTP
       {"mbridge2511_b200_deepseekv3_fp8-mx_256gpu", -0.255},   // HybridEP; MTP; recipe layout 4/1
       {"mbridge2511_b200_gpt_oss_120b_bf16_64gpu", -0.485},  // clamp, YaRN
       {"mbridge2511_b200_llama31_405b_fp8-cs_128gpu", -0.031},  // 16-bit logits; ring merges
@@ -416,11 +422,11 @@ TEST_CASE("development-set rows: regression guard") {
       {"mbridge2511_gb200_qwen3_30b_a3b_fp8-mx_8gpu", -0.107},  // HybridEP; stride fix; 152 SMs
       {"mbridge2511_h100_gpt_oss_120b_bf16_64gpu", -0.123},  // clamp, YaRN
       {"mbridge2511_h100_llama31_405b_fp8-cs_1024gpu", -0.105},  // ring merges, last dK/dV hop
-      {"mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu", -0.260},
+      {"mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu", -0.124},  // EP overlap, stretched exchanges
       {"mbridge2511_h100_qwen3_30b_a3b_fp8-cs_16gpu", -0.557},
       {"mbridge2602_h100_gpt_oss_120b_bf16_64gpu", -0.140},  // clamp, YaRN
       {"mbridge2602_h100_llama31_405b_fp8_1024gpu", -0.060},  // ring merges, last dK/dV hop
-      {"mbridge2602_h100_qwen3_235b_a22b_fp8_256gpu", -0.258},
+      {"mbridge2602_h100_qwen3_235b_a22b_fp8_256gpu", -0.113},  // EP overlap, stretched exchanges
       {"mbridge2602_h100_qwen3_30b_a3b_fp8_16gpu", -0.465},
       // Dense rows, recorded when added (stop 23, main d42bc8a).
       {"llama3_405b_t4_8192gpu_cp1_seq8192", -0.166},         // interleaved, V 8 (inferred); ZeRO-2

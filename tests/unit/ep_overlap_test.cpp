@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "model/cost_parameters.h"
 #include "model/ep_overlap.h"
 #include "simulator/pipeline_schedule.h"
 #include "simulator/pipeline_schedule_orders.h"
@@ -31,7 +32,7 @@ TEST_CASE("a paired MoE layer runs four phases, each as long as its compute node
   l.backward_attention = Seconds(2 * kMs);
   l.backward_experts = Seconds(4 * kMs);
   l.forward_dispatch = l.forward_combine = l.backward_dispatch = l.backward_combine = Seconds(1.5 * kMs);
-  const EpOverlapExposure free = paired_layer_exposure(l, 0.0);
+  const EpOverlapExposure free = paired_layer_exposure(l, 0.0, 0.0);
   CHECK(free.forward.value() == doctest::Approx(0.0));
   CHECK(free.backward.value() == doctest::Approx(0.5 * kMs));
   // Compute slowed by f = 0.2 while an exchange runs: max(c, C + f min(c, C)) - C per phase:
@@ -40,16 +41,35 @@ TEST_CASE("a paired MoE layer runs four phases, each as long as its compute node
   //   B.dispatch vs F.mlp:   max(1.5, 2 + 0.3) - 2  = 0.3
   //   F.combine vs B.attn:   max(1.5, 2 + 0.3) - 2  = 0.3
   // forward (its dispatch and combine) 0.6, backward 0.8.
-  const EpOverlapExposure slowed = paired_layer_exposure(l, 0.2);
+  const EpOverlapExposure slowed = paired_layer_exposure(l, 0.2, 0.0);
   CHECK(slowed.forward.value() == doctest::Approx(0.6 * kMs));
   CHECK(slowed.backward.value() == doctest::Approx(0.8 * kMs));
 }
 
 TEST_CASE("an exchange longer than its paired compute node is exposed by the difference") {
   // Compute 1 ms under a 3 ms exchange, f = 0.2: max(3, 1 + 0.2 x 1) - 1 = 2 ms.
-  CHECK(overlapped_phase_exposure(Seconds(3 * kMs), Seconds(1 * kMs), 0.2).value() == doctest::Approx(2 * kMs));
+  CHECK(overlapped_phase_exposure(Seconds(3 * kMs), Seconds(1 * kMs), 0.2, 0.0).value() == doctest::Approx(2 * kMs));
   // No exchange, nothing exposed.
-  CHECK(overlapped_phase_exposure(Seconds(0.0), Seconds(1 * kMs), 0.2).value() == doctest::Approx(0.0));
+  CHECK(overlapped_phase_exposure(Seconds(0.0), Seconds(1 * kMs), 0.2, 0.0).value() == doctest::Approx(0.0));
+}
+
+TEST_CASE("an exchange beside compute runs (1 + g) times its time alone") {
+  // g = 0.5, f = 0.2. A 1 ms exchange beside 2 ms of compute becomes 1.5 ms, still hidden:
+  // max(1.5, 2 + 0.2 x 1.5) - 2 = 0.3 ms (0.2 ms with g = 0).
+  CHECK(overlapped_phase_exposure(Seconds(1 * kMs), Seconds(2 * kMs), 0.2, 0.5).value() ==
+        doctest::Approx(0.3 * kMs));
+  CHECK(overlapped_phase_exposure(Seconds(1 * kMs), Seconds(2 * kMs), 0.2, 0.0).value() ==
+        doctest::Approx(0.2 * kMs));
+  // A 1.5 ms exchange beside 2 ms becomes 2.25 ms and outlasts it: max(2.25, 2 + 0.4) - 2 = 0.4 ms.
+  CHECK(overlapped_phase_exposure(Seconds(1.5 * kMs), Seconds(2 * kMs), 0.2, 0.5).value() ==
+        doctest::Approx(0.4 * kMs));
+  // Beside no compute nothing runs next to it: 2 ms stretched to 3 ms, all of it exposed.
+  CHECK(overlapped_phase_exposure(Seconds(2 * kMs), Seconds(0.0), 0.2, 0.5).value() == doctest::Approx(3 * kMs));
+}
+
+TEST_CASE("the default exchange slowdown is the A/B profiles' ratio of communication time") {
+  const CostParameters params;
+  CHECK(params.ep_overlap_comm_slowdown == doctest::Approx(10.832 / 8.254 - 1.0).epsilon(1e-3));
 }
 
 TEST_CASE("combined 1F1B runs the warm-up forwards and one more alone, and as many cool-down backwards") {
