@@ -1,0 +1,465 @@
+"""Rules that map a held-out row (TRANSCRIBE.md schema) to a stepcast scenario. One rule per field,
+the same for every row of a source family; never a per-row tweak. scenario(row) -> (text, None) or
+(None, the reason it is not mapped). Source families (family()): nemo (NeMo performance summaries
+and NeMo-Framework-Launcher tables), mbridge (Megatron-Bridge performance summaries), dgxc (DGX Cloud
+benchmarking recipes), megatron (Megatron-LM docs, Megatron-MoE-ModelZoo, MLPerf logs of
+NeMo/Megatron submissions), other.
+
+Rules (sources as in scripts/dev_scenarios.py, which maps the development set the same way;
+differences stated):
+  model      catalog key; printed names normalised (Llama 3.1 405B -> llama3-405b, ...). A run that
+             trained fewer layers (DGX Cloud's proxy configurations print layers_in_run) overrides
+             the preset's layers. Models not in the catalog are mapped inline from model_dims only
+             for dense Llama-style (preset llama2-7b) and GPT-3-style (preset gpt3-175b) models.
+  system     H100 -> dgx-h100, H200 -> hgx-h200, B200 -> dgx-b200, GB200 -> gb200-nvl72,
+             B300 -> dgx-b300, GB300 -> gb300-nvl72, A100 -> dgx-a100.
+  parallel   tp, pp, cp, ep, vpp as printed, null -> 1; dp = gpus / (tp pp cp). Megatron-family
+             rows: sequence parallelism when tp > 1, the distributed optimizer (zero 1), cp_kind
+             ring (Transformer Engine's p2p), expert_tp 1 unless printed; dev_scenarios' uneven
+             layer split. tp_comm_overlap when tp > 1 for Llama-family rows (the recipes'
+             CommOverlapConfig(tp_comm_overlap=True)) unless the recipe says otherwise.
+  recipe     only a recipe whose layout equals the row's in every field (layout_match true):
+             recompute (full with num_layers, or selective modules), full-iteration CUDA graphs,
+             MoE dispatcher (flex deepep / hybridep), a2a overlap, activation offload layers,
+             Megatron-FSDP (zero 3, fsdp megatron), gradient reduce dtype, fp8 recipe, loss impl,
+             Megatron-Bridge's CuTeDSL fused grouped MLP (moe_grouped_gemm grouped).
+             Megatron-Bridge 26.06 and later, GB200/GB300 MXFP8 Qwen3 MoE and DeepSeek-V3: fused
+             grouped MLP under full-iteration graphs with HybridEP and the EP overlap (PRs #4249,
+             #4606, #5356, #4666; the repo README's MoE section). Megatron-MoE-ModelZoo tables print
+             dispatcher, recompute ('norm, act' -> layernorm, moe_act), FSDP and '1f1b overlap'
+             per row: read from the row.
+  precision  BF16 -> bf16; FP8-CS (and Megatron-Bridge 'FP8' on H100, and 'FP8' whose recipe is
+             current scaling or blockwise) -> fp8 current scaling with FP8 params; FP8-DS / FP8 ->
+             fp8 (delayed); FP8-MX / MXFP8 -> mxfp8; NVFP4 -> nvfp4. Gradients bf16 for every
+             Megatron-Bridge row, for NeMo FP8 rows of 25.04 and later (NeMo
+             scripts/performance/helpers.py sets grad_reduce_in_fp32 False for FP8 recipes) and
+             where a recipe says so; fp32 otherwise. Megatron-Bridge DeepSeek-V3: moments bf16,
+             master remainders with 16-bit weights. DGX Cloud Llama 3.1 of GSW 25.01/25.02 (NeMo 1
+             hydra configs): FP8 runs keep FP8 weights (configure.sh @143b90d passes
+             +model.fp8_params=$FP8_ENABLED).
+  loss       Megatron-Bridge rows: dev_scenarios' MBRIDGE_CROSS_ENTROPY; NeMo / DGX Cloud Llama 3 rows
+             of 25.04 and later: te; DGX Cloud Llama 3.1 of GSW 25.01/25.02: fused
+             (cross_entropy_loss_fusion: true in the launcher's llama3_1_8b.yaml @2ac7cee8); a
+             recipe's value where recorded; native otherwise.
+  routing    dropless, load_imbalance 1 (the tables force-balance routing).
+  skipped    example output lines; LoRA/PEFT; non-Megatron frameworks (MaxText, PaxML, llm-foundry,
+             InternLM, torchtitan, fms-fsdp, torchao); a layout field the source leaves
+             unconfirmed; a precision the source does not state; intermediate steps of an
+             optimization history; GPT-OSS MXFP8 in Megatron-Bridge 26.06.01 (a filed regression:
+             the 0.5.1 release notes, cudnn-frontend #256).
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import dev_scenarios as dev  # noqa: E402  (scripts/dev_scenarios.py: the development set's rules)
+
+CATALOG = {"llama3-8b", "llama3-70b", "llama3-405b", "llama2-7b", "llama2-70b", "mixtral-8x7b",
+           "mixtral-8x22b", "deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b", "gpt3-175b"}
+LAYERS = {"llama3-8b": 32, "llama3-70b": 80, "llama3-405b": 126, "llama2-7b": 32, "llama2-70b": 80,
+          "mixtral-8x7b": 32, "mixtral-8x22b": 56, "deepseek-v3": 61, "qwen3-30b-a3b": 48,
+          "qwen3-235b-a22b": 94, "gpt-oss-120b": 36, "gpt3-175b": 96}
+SYSTEMS = {"H100": "dgx-h100", "H200": "hgx-h200", "B200": "dgx-b200", "GB200": "gb200-nvl72", "GB300": "gb300-nvl72", "B300": "dgx-b300",
+           "A100": "dgx-a100"}
+MEGATRON_FAMILIES = ("nemo", "mbridge", "dgxc", "megatron")
+
+
+def norm_model(name):
+    if not name:
+        return None
+    s = str(name).lower().replace("_", "-").replace(" ", "-")
+    if s in CATALOG:
+        return s
+    s2 = re.sub(r"-+", "-", s)
+    table = [
+        (r"llama-?3(\.1)?-?405b", "llama3-405b"), (r"llama-?3(\.1)?-?70b", "llama3-70b"),
+        (r"llama-?3(\.1)?-?8b", "llama3-8b"), (r"llama-?2-?70b", "llama2-70b"), (r"llama-?2-?7b", "llama2-7b"),
+        (r"mixtral-?8x7b", "mixtral-8x7b"), (r"mixtral-?8x22b", "mixtral-8x22b"),
+        (r"deepseek-?v3", "deepseek-v3"), (r"qwen3-?30b", "qwen3-30b-a3b"), (r"qwen3-?235b", "qwen3-235b-a22b"),
+        (r"gpt-?oss-?120b", "gpt-oss-120b"), (r"gpt-?3-?175b", "gpt3-175b"),
+    ]
+    for pat, key in table:
+        if re.search(pat, s2):
+            return key
+    return None
+
+
+def family(row):
+    """nemo | mbridge | dgxc | megatron (other Megatron-LM sources) | other."""
+    f = str(row.get("_family", "")).lower()
+    repo = str((row.get("source") or {}).get("repo") or "").lower()
+    if f.startswith("dgxc"):
+        return "dgxc"
+    if "megatron-bridge" in f or f.startswith("mbridge"):
+        return "mbridge"
+    if f.startswith("nemo"):
+        return "nemo"
+    if "megatron-bridge" in repo:
+        return "mbridge"
+    if repo.endswith("/nemo"):
+        return "nemo"
+    if "megatron" in repo or "training_results" in repo:
+        return "megatron"
+    return "other"
+
+
+def release(row):
+    return str((row.get("source") or {}).get("release") or "")
+
+
+def release_at_least(row, ver):
+    m = re.search(r"(\d\d)\.(\d\d)", release(row))
+    if not m:
+        return False
+    return (int(m.group(1)), int(m.group(2))) >= ver
+
+
+def gpu_key(row):
+    g = str(row.get("gpu") or row.get("system") or "").upper()
+    if " OR " in g:
+        return None
+    for k in ("GB200", "GB300", "B200", "B300", "H200", "H100", "A100"):
+        if k in g:
+            return k
+    return None
+
+
+def recipe(row):
+    return row.get("recipe") or {}
+
+
+def truthy(v):
+    if isinstance(v, bool):
+        return v
+    if v is None:
+        return False
+    return str(v).strip().lower() in ("true", "yes", "1", "on")
+
+
+def precision_text(row, model, rec):
+    p = str(row.get("precision") or "").upper().replace("_", "-")
+    fam = family(row)
+    g = gpu_key(row)
+    keys = []
+    if p.startswith("BF16"):
+        keys.append("compute: bf16")
+    elif "NVFP4" in p or p == "FP4":
+        keys.append("compute: nvfp4")
+    elif "MX" in p:
+        keys.append("compute: mxfp8")
+    elif p.startswith("FP8"):
+        current = "CS" in p or rec.get("fp8") == "current" or (fam == "mbridge" and g == "H100")
+        if "DS" in p or rec.get("fp8") == "delayed":
+            current = False
+        keys.append("compute: fp8")
+        if current:
+            keys += ["fp8_scaling: current", "params: fp8"]
+    elif p.startswith("FP16"):
+        keys.append("compute: fp16")
+    else:
+        return None
+    if "grads_bf16" in rec:
+        grads_bf16 = rec["grads_bf16"]
+    elif fam == "mbridge":
+        grads_bf16 = True
+    elif fam == "nemo" and p.startswith("FP8") and release_at_least(row, (25, 4)):
+        grads_bf16 = True
+    else:
+        grads_bf16 = False
+    # DGX Cloud Llama 3.1 of GSW 25.01 / 25.02 (NeMo 1 hydra configs): configure.sh @143b90d passes
+    # +model.fp8_params=$FP8_ENABLED, so FP8 runs keep FP8 primary weights (with model.fp8_hybrid:
+    # delayed scaling, amax history 1024 in launcher conf llama3_1_8b.yaml).
+    if (fam == "dgxc" and p.startswith("FP8") and model.startswith("llama3") and not release_at_least(row, (25, 4))
+            and "params: fp8" not in keys):
+        keys.append("params: fp8")
+    if grads_bf16:
+        keys.append("grads: bf16")
+    if fam == "mbridge" and model == "deepseek-v3":
+        keys.append("moments: bf16")
+        if "params: fp8" not in keys:
+            keys.append("master_remainders: true")
+    return "{" + ", ".join(keys) + "}"
+
+
+def loss(row, model, rec):
+    if "loss" in rec:
+        return rec["loss"]
+    fam = family(row)
+    if fam == "mbridge" and dev is not None:
+        return dev.MBRIDGE_CROSS_ENTROPY.get(model)
+    if fam in ("nemo", "dgxc") and release_at_least(row, (25, 4)) and model in ("llama3-8b", "llama3-70b", "llama3-405b"):
+        return "te"
+    # NeMo 1 launcher Llama configs (DGX Cloud GSW 25.01/25.02, NeMo 24.0x tables): cross_entropy_loss_fusion: true
+    # with Megatron-Core's native impl (launcher_scripts/conf/training/llama/llama3_1_8b.yaml @2ac7cee8).
+    if fam == "dgxc" and model.startswith("llama3") and not release_at_least(row, (25, 4)):
+        return "fused"
+    return None
+
+
+MODULES = ("core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts")
+
+
+def _s(v):
+    return "" if v is None else str(v).strip().lower()
+
+
+def _int(v):
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    m = re.match(r"\s*(\d+)\s*$", str(v or ""))
+    return int(m.group(1)) if m else None
+
+
+def clean_recipe(row):
+    """The row's recipe fields (BRIEF.md), read only when the helper found the layout equal to the
+    row's in every field (layout_match true), as a dict of stepcast-facing values."""
+    rec = row.get("recipe") or {}
+    if not (rec.get("layout_match") is True or _s(rec.get("layout_match")) == "true"):
+        return {}
+    out = {}
+    mods = rec.get("recompute_modules")
+    if isinstance(mods, str) and mods.startswith("["):
+        mods = re.findall(r"[a-z_]+", mods)
+    rc = _s(rec.get("recompute"))
+    nl = _int(rec.get("recompute_num_layers"))
+    if isinstance(mods, list) and mods:
+        out["recompute"] = ("selective", [m for m in mods if m in MODULES])
+    elif re.search(r"\bfull\b", rc) and "null" not in rc.split("full")[0][-12:]:
+        m = re.search(r"num_layers\D{0,4}(\d+)", rc)
+        out["recompute"] = ("full", nl or (int(m.group(1)) if m else None))
+    elif "selective" in rc:
+        found = [m for m in MODULES if re.search(r"\b" + m + r"\b", rc)]
+        out["recompute"] = ("selective", found)
+    fs = _s(rec.get("fsdp"))
+    if _s(rec.get("use_megatron_fsdp")) == "true" or fs.startswith(("true", "yes", "fsdp2", "megatron-fsdp", "megatron fsdp")):
+        out["fsdp"] = True
+    cg = _s(rec.get("cuda_graph_scope")) + " " + _s(rec.get("cuda_graphs")) + " " + _s(rec.get("cuda_graph_impl"))
+    if "full_iteration" in cg or "one outer graph for the complete training step" in cg:
+        out["cuda_graphs"] = "full_iteration"
+    gr = _s(rec.get("grad_reduce_in_fp32"))
+    fp8_row = str(row.get("precision") or "").upper().startswith(("FP8", "MX"))
+    if gr.startswith(("false", "no")) or "grad_sync_dtype: bf16" in gr or "grad_sync_dtype=bf16" in gr:
+        out["grads_bf16"] = True
+    elif gr.startswith("fp8 runs") and "false" in gr:
+        out["grads_bf16"] = fp8_row
+    elif gr.startswith("true") or "main-grads-dtype fp32" in gr:
+        out["grads_bf16"] = False
+    to = _s(rec.get("tp_comm_overlap"))
+    if to:
+        if to.startswith(("n/a", "none")):
+            pass
+        elif re.search(r"\bfalse\b|disabled|\b0\b", to) and not re.search(r"\btrue\b", to):
+            out["tp_comm_overlap"] = False
+        elif re.search(r"\btrue\b|userbuffers|enabled", to):
+            out["tp_comm_overlap"] = True
+    f8 = _s(rec.get("fp8_recipe"))
+    if "current" in f8 or "tensorwise" in f8 or "fp8_cs" in f8:
+        out["fp8"] = "current"
+    elif "blockwise" in f8:
+        out["fp8"] = "current"
+    elif "delayed" in f8:
+        out["fp8"] = "delayed"
+    disp = _s(rec.get("moe_flex_dispatcher_backend")) + " " + _s(rec.get("moe_dispatcher"))
+    if "hybridep" in disp:
+        out["dispatcher"] = "hybridep"
+    elif "deepep" in disp:
+        out["dispatcher"] = "deepep"
+    a2a = _s(rec.get("moe_a2a_overlap")) + " " + _s(rec.get("a2a_overlap")) + " " + _s(rec.get("overlap_moe_expert_parallel_comm"))
+    if re.search(r"\btrue\b|a2a_overlap=1", a2a):
+        out["a2a"] = True
+    if _s(rec.get("cutedsl_fused_grouped_mlp")) == "true":
+        out["grouped_gemm"] = True
+    off = _int(rec.get("cpu_offloading_num_layers"))
+    if off:
+        out["offload_layers"] = off
+    ce = _s(rec.get("cross_entropy_fusion_impl")) + " " + _s(rec.get("cross_entropy_fusion"))
+    if re.search(r"\bte\b", ce):
+        out["loss"] = "te"
+    elif "cross_entropy_loss_fusion: true" in ce:
+        out["loss"] = "fused"
+    return out
+
+
+NON_MEGATRON = ("maxtext", "paxml", "jax", "llm-foundry", "internlm", "torchtitan", "fms-fsdp", "pytorch/ao",
+                "trainy")
+
+
+def framework_skip(row):
+    text = " ".join(str(x) for x in [(row.get("source") or {}).get("repo"), (row.get("source") or {}).get("release"),
+                                      row.get("notes"), (row.get("recipe") or {}).get("framework")]).lower()
+    for w in NON_MEGATRON:
+        if w in text:
+            return w
+    return None
+
+
+def model_entry(row, model):
+    """Catalog key, or a flow mapping over a preset when the run trained fewer layers (DGX Cloud's
+    proxy configurations print layers_in_run) or the model is a dense Llama-style / GPT-3-style
+    model given by its dimensions."""
+    layers = None
+    m = re.search(r"layers_in_run\s*=\s*(\d+)", str(row.get("notes") or ""))
+    if m:
+        layers = int(m.group(1))
+    if model is not None:
+        if layers and layers != LAYERS[model]:
+            return f"{{preset: {model}, layers: {layers}}}", layers
+        return model, LAYERS[model]
+    d = row.get("model_dims") or {}
+    name = str(row.get("model") or "").lower()
+    need = ("layers", "hidden", "heads", "ffn_hidden")
+    if not all(_int(d.get(k)) for k in need) or (d.get("experts") or 1) not in (1, None):
+        return None, None
+    if re.search(r"llama|mistral", name):
+        preset = "llama2-7b"
+    elif re.search(r"gpt-?3", name):
+        preset = "gpt3-175b"
+    else:
+        return None, None
+    keys = [f"preset: {preset}"] + [f"{k}: {_int(d[k])}" for k in need]
+    if _int(d.get("kv_heads")):
+        keys.append(f"kv_heads: {_int(d['kv_heads'])}")
+    if _int(d.get("vocab")):
+        keys.append(f"vocab: {_int(d['vocab'])}")
+    n = layers or _int(d["layers"])
+    if layers:
+        keys[1] = f"layers: {layers}"
+    return "{" + ", ".join(keys) + "}", n
+
+
+def scenario(row):
+    text = (str(row.get("notes") or "") + " " + str(row["id"])).lower()
+    if "example output" in text:
+        return None, "an example output line, not a results table"
+    if re.search(r"lora|peft", text):
+        return None, "parameter-efficient fine-tuning: no rule"
+    fw = framework_skip(row)
+    if fw:
+        return None, f"framework {fw}: no mapping rule (Megatron-family rules only)"
+    model = norm_model(row.get("model")) or norm_model(row.get("model_name"))
+    entry, layers = model_entry(row, model)
+    if entry is None:
+        return None, f"model {row.get('model')!r} not in the catalog and no inline rule"
+    g = gpu_key(row)
+    if g not in SYSTEMS:
+        return None, f"gpu {row.get('gpu')!r} has no system rule"
+    fam = family(row)
+    megatron = fam in MEGATRON_FAMILIES or "megatron" in str((row.get("source") or {}).get("repo") or "").lower()
+    try:
+        tp = int(row.get("tp") or 1); pp = int(row.get("pp") or 1); cp = int(row.get("cp") or 1)
+        ep = int(row.get("ep") or 1); vpp = int(row.get("vpp") or 1); gpus = int(row["gpus"])
+        seq = int(row["seq_len"]); gbs = int(row["global_batch"]); mbs = int(row.get("micro_batch") or 1)
+    except (TypeError, ValueError) as e:
+        return None, f"layout not numeric: {e}"
+    if gpus % (tp * pp * cp):
+        return None, f"gpus {gpus} not divisible by tp*pp*cp"
+    dp = gpus // (tp * pp * cp)
+    rec = clean_recipe(row)
+    fam = family(row)
+    key = model or "llama3-8b"
+    notes = str(row.get("notes") or "")
+    if str(row["id"]).startswith("mzoo_") and notes.startswith("Printed:"):
+        # Megatron-MoE-ModelZoo tables print the dispatcher, recompute, FSDP and overlap per row.
+        m = re.search(r"Dispatcher (\w+)", notes)
+        if m and m.group(1).lower() in ("deepep", "hybridep"):
+            rec = dict(rec, dispatcher=m.group(1).lower())
+        m = re.search(r"recompute '([^']*)'", notes)
+        if m:
+            words = m.group(1).lower()
+            if "full" in words:
+                rec = dict(rec, recompute=("full", None))
+            elif words.strip():
+                mods = [{"norm": "layernorm", "act": "moe_act"}.get(w.strip(), w.strip()) for w in words.split(",")]
+                rec = dict(rec, recompute=("selective", mods))
+        if "FSDP 'On'" in notes:
+            rec = dict(rec, fsdp=True)
+        if "1f1b overlap" in notes:
+            rec = dict(rec, a2a=True)
+    # Runs of a release with a filed regression measure the defect, not the hardware (the repo
+    # README's MoE section): GPT-OSS GB200/GB300 MXFP8 in 26.06.01 (Megatron-Bridge 0.5.1 release
+    # notes: regressed CuTeDSL kernels, cudnn-frontend #256).
+    if (fam == "mbridge" and re.search(r"26\.06\.01", release(row)) and key == "gpt-oss-120b"
+            and "MX" in str(row.get("precision") or "").upper()):
+        return None, "release with a filed regression for this run (26.06.01 GPT-OSS MXFP8)"
+    m = re.match(r"mlm_dsv3_.*_step(\d+)_", str(row["id"]))
+    if m and _s((row.get("recipe") or {}).get("layout_match")) != "true":
+        return None, "an intermediate step of an optimization history (the source states the final step's recipe only)"
+    prec_text = str(row.get("precision") or "").lower()
+    if any(w in prec_text for w in ("probably", "not visible", "unverified")):
+        return None, "precision not stated by the source"
+    lm = _s((row.get("recipe") or {}).get("layout_match"))
+    if "not confirmed" in lm:
+        return None, "a layout field the source leaves unconfirmed"
+    # Megatron-Bridge 26.06 and later, GB200 MXFP8 Qwen3 MoE and DeepSeek-V3: the CuTeDSL fused
+    # grouped MLP under full-iteration CUDA graphs with HybridEP and the EP overlap (Megatron-Bridge
+    # PRs #4249, #4606, #5356 for Qwen3; #4666 for DeepSeek-V3; the repo README's MoE section).
+    if (fam == "mbridge" and release_at_least(row, (26, 6)) and gpu_key(row) in ("GB200", "GB300")
+            and "MX" in str(row.get("precision") or "").upper() and key in ("qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3")):
+        rec = dict(rec, grouped_gemm=True, dispatcher="hybridep", a2a=True, cuda_graphs="full_iteration")
+    prec = precision_text(row, key, rec)
+    if prec is None:
+        return None, f"precision {row.get('precision')!r} has no rule"
+    lines = [
+        f"# held-out row {row['id']} ({row['_file']}), written by scripts/heldout/rules.py",
+        "schema_version: 1",
+        f"name: heldout-{row['id']}",
+        f"model: {entry}",
+        f"system: {{preset: {SYSTEMS[g]}, gpus: {gpus}}}",
+        "training:",
+        f"  seq_len: {seq}",
+        f"  global_batch: {gbs}",
+        f"  micro_batch: {mbs}",
+    ]
+    lo = loss(row, key, rec) if model else rec.get("loss")
+    if lo:
+        lines.append(f"  cross_entropy_fusion: {lo}")
+    lines += ["parallel:", f"  tp: {tp}", f"  pp: {pp}", f"  dp: {dp}"]
+    if cp > 1:
+        lines += [f"  cp: {cp}", "  cp_kind: ring"]
+    if ep > 1:
+        lines += [f"  ep: {ep}", f"  expert_tp: {_int(row.get('etp')) or 1}"]
+    if vpp > 1:
+        lines.append(f"  vpp: {vpp}")
+    chunks = pp * vpp
+    if chunks > 1 and layers % chunks != 0:
+        per = -(-layers // chunks)
+        edge = layers - (chunks - 2) * per
+        if edge < 0:
+            return None, f"{layers} layers do not split over {chunks} chunks"
+        lines += [f"  first_stage_layers: {edge - edge // 2}", f"  last_stage_layers: {edge // 2}"]
+    if megatron:
+        lines.append(f"  sequence_parallel: {'true' if tp > 1 else 'false'}")
+    tpo = rec.get("tp_comm_overlap")
+    if tpo is None and megatron and tp > 1 and (model or "").startswith("llama"):
+        tpo = True
+    if tp > 1 and tpo is not None:
+        lines.append(f"  tp_comm_overlap: {'true' if tpo else 'false'}")
+    if rec.get("fsdp") or row.get("fsdp") is True:
+        lines += ["  zero: 3", "  fsdp: megatron" if megatron else "  fsdp: fsdp2"]
+    else:
+        lines.append(f"  zero: {1 if megatron else 0}")
+    rc = rec.get("recompute")
+    if rc and rc[0] == "full":
+        lines.append("  recompute: full")
+        if rc[1]:
+            lines.append(f"  recompute_layers: {rc[1]}")
+    elif rc and rc[0] == "selective" and rc[1]:
+        lines += ["  recompute: selective", f"  recompute_modules: [{', '.join(rc[1])}]"]
+    elif rc and rc[0] == "selective":
+        lines.append("  recompute: selective")
+    else:
+        lines.append("  recompute: none")
+    if rec.get("offload_layers"):
+        lines.append(f"  activation_offload_layers: {rec['offload_layers']}")
+    if rec.get("cuda_graphs"):
+        lines.append("  cuda_graphs: full_iteration")
+    if ep > 1:
+        if rec.get("dispatcher"):
+            lines.append(f"  ep_dispatcher: {rec['dispatcher']}")
+        if rec.get("grouped_gemm"):
+            lines.append("  moe_grouped_gemm: grouped")
+        if rec.get("a2a"):
+            lines.append("  ep_comm_overlap: true")
+    lines.append(f"precision: {prec}")
+    return "\n".join(lines) + "\n", None
