@@ -9,6 +9,8 @@ DIR defaults to $STEPCAST_HELDOUT_ROWS. Rows are mapped to scenarios by rules.py
 per-row tweaks); the scenarios are written to --scenarios DIR (default: a temporary directory). The
 reference step time is the row's measured step_time_s, else global_batch x seq_len /
 (tokens/s/GPU x GPUs), else the publisher's FLOPs per step (flops.py) / (TFLOP/s/GPU x GPUs).
+$STEPCAST_EVAL_ARGS is appended to every `predict` (e.g. "--calibration probe.json --force" to try
+other constants).
 """
 import argparse
 import concurrent.futures
@@ -89,7 +91,8 @@ def families(row):
 
 
 def predict(binary, path):
-    r = subprocess.run([binary, "predict", path, "--format", "json"], capture_output=True, text=True)
+    extra = os.environ.get("STEPCAST_EVAL_ARGS", "").split()
+    r = subprocess.run([binary, "predict", path, "--format", "json"] + extra, capture_output=True, text=True)
     if r.returncode != 0:
         return None, r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"rc {r.returncode}"
     j = json.loads(r.stdout)
