@@ -5,7 +5,7 @@
 //   QKV projection        2 b s h (a d + 2 g d)      (= 2bsh(h + 2gd); GQA when g < a)
 //   attention core        4 b s^2 a d                (QK^T and PV; = 4bs^2h)
 //   output projection     2 b s (a d) h
-//   MLP                   4 b s h f  (GELU), 6 b s h f (SwiGLU: gate, up and down projections)
+//   MLP                   4 b s h f  (GELU, squared ReLU), 6 b s h f (SwiGLU: gate, up and down projections)
 //   logits (once)         2 b s h V
 // Multi-head latent attention replaces QKV by its projections (model/mla_ops.h: 2 b s times
 // h q_r + q_r a (d_n + d_r) + h (kv_r + d_r) + kv_r a (d_n + d_v)), the core by

@@ -146,7 +146,8 @@ OpList inference_layer_ops(const InferenceShape& s, double T, bool moe_layer) {
   if (moe_layer) {
     push_moe(ops, s, T);
   } else {
-    push_mlp(ops, s, T, s.ffn / s.t(), "fc1", s.mlp == MlpKind::swiglu ? "swiglu" : "gelu", "fc2");
+    const std::string_view act = s.mlp == MlpKind::swiglu ? "swiglu" : s.mlp == MlpKind::relu2 ? "squared_relu" : "gelu";
+    push_mlp(ops, s, T, s.ffn / s.t(), "fc1", act, "fc2");
   }
   return ops;
 }

@@ -354,11 +354,18 @@ void push_activation(OpList& ops, const LayerShape& s, bool backward) {
     ops.push(op);
     return;
   }
-  // F.gelu is one kernel eager or fused (a linear bias rides in the GEMM's epilogue, addmm).
+  // F.gelu is one kernel eager or fused (a linear bias rides in the GEMM's epilogue, addmm). The
+  // squared ReLU is Megatron-Core's one compiled kernel of GELU's traffic (model/transformer.h
+  // MlpKind); an eager relu-then-pow would be two, but no stack here runs it so, and it is priced as
+  // the one kernel in both modes.
+  const bool relu2 = s.mlp == MlpKind::relu2;
   if (backward) {
-    ops.push(memory_op(swiglu ? "swiglu.backward" : "bias_gelu.backward", activation_backward_bytes(s)));
+    ops.push(memory_op(swiglu  ? "swiglu.backward"
+                       : relu2 ? "squared_relu.backward"
+                               : "bias_gelu.backward",
+                       activation_backward_bytes(s)));
   } else {
-    ops.push(memory_op(swiglu ? "swiglu" : "bias_gelu", activation_forward_bytes(s)));
+    ops.push(memory_op(swiglu ? "swiglu" : relu2 ? "squared_relu" : "bias_gelu", activation_forward_bytes(s)));
   }
 }
 
@@ -499,14 +506,17 @@ OpList selective_recompute_forward_ops(const LayerShape& s, RecomputeModules mod
       return true;
     }
     if (modules.has(mlp) && !s.moe_layer &&
-        (n == "post_attention_norm" || n == "fc1" || n == "swiglu" || n == "bias_gelu" || n == "fc2")) {
+        (n == "post_attention_norm" || n == "fc1" || n == "swiglu" || n == "bias_gelu" || n == "squared_relu" ||
+         n == "fc2")) {
       return true;
     }
     if (!s.moe_layer || modules.has(moe)) return false;
-    if (modules.has(shared_experts) && (n == "shared_fc1" || n == "shared_swiglu" || n == "shared_gelu" || n == "shared_fc2")) {
+    if (modules.has(shared_experts) && (n == "shared_fc1" || n == "shared_swiglu" || n == "shared_gelu" ||
+                                          n == "shared_squared_relu" || n == "shared_fc2")) {
       return true;
     }
-    return modules.has(moe_act) && (n == "experts_glu_clamp" || n == "experts_swiglu" || n == "experts_gelu");
+    return modules.has(moe_act) && (n == "experts_glu_clamp" || n == "experts_swiglu" || n == "experts_gelu" ||
+                                   n == "experts_squared_relu");
   };
   const bool picks = modules.has(layernorm) || modules.has(mla_up_proj) || modules.has(mlp) ||
                      modules.has(shared_experts) || modules.has(moe_act);

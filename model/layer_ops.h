@@ -4,7 +4,7 @@
 //
 // Forward per layer (Megatron-LM / Megatron-Core order): input norm, QKV GEMM, attention core
 // (one fused flash kernel, or scores bmm + fused scale-mask-softmax + dropout + values bmm),
-// output projection, bias-dropout-add, norm, FC1, GELU/SwiGLU, FC2, bias-dropout-add. With TP
+// output projection, bias-dropout-add, norm, FC1, GELU/SwiGLU/squared ReLU, FC2, bias-dropout-add. With TP
 // the GEMMs are column/row-parallel shards (Shoeybi et al. 2019, Fig. 3); norms and
 // bias-dropout-add act on all tokens, or on 1/t of them with sequence parallelism (Korthikanti
 // et al. 2022, Sec. 4.2.2). Backward: each GEMM becomes a data-gradient and a weight-gradient

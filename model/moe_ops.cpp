@@ -259,6 +259,18 @@ double all_miss(double n, double a, int k) {
 // log C(n, k) for 0 <= k <= n.
 double log_choose(double n, double k) { return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0); }
 
+// The activation kernel's name for the MLP kind (op names are static strings). The squared ReLU
+// costs what the GELU does (model/transformer.h MlpKind).
+std::string_view activation_op_name(MlpKind mlp, std::string_view swiglu, std::string_view gelu,
+                                    std::string_view relu2) {
+  switch (mlp) {
+    case MlpKind::swiglu: return swiglu;
+    case MlpKind::relu2: return relu2;
+    case MlpKind::gelu: break;
+  }
+  return gelu;
+}
+
 }  // namespace
 
 double expected_distinct_bins(const MoeSpec& moe, int bins) {
@@ -380,7 +392,7 @@ void push_moe_forward(OpList& ops, const LayerShape& s) {
   } else {
     ops.push(grouped_gemm("experts_fc1", s, r.expert_rows, gated * r.expert_ffn, h, r.local_experts));
     if (clamps_activation(s)) ops.push(expert_clamp_op(s, r, false));
-    ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu" : "experts_gelu",
+    ops.push(memory_op(activation_op_name(s.mlp, "experts_swiglu", "experts_gelu", "experts_squared_relu"),
                        r.rows * r.expert_ffn * (gated + 1.0) * e));
     ops.push(grouped_gemm("experts_fc2", s, r.expert_rows, h, r.expert_ffn, r.local_experts));
   }
@@ -394,7 +406,8 @@ void push_moe_forward(OpList& ops, const LayerShape& s) {
   if (r.shared_ffn > 0.0) {
     const double T = s.tokens();
     ops.push(gemm("shared_fc1", s, T, gated * r.shared_ffn, h));
-    ops.push(memory_op(s.mlp == MlpKind::swiglu ? "shared_swiglu" : "shared_gelu", T * r.shared_ffn * (gated + 1.0) * e));
+    ops.push(memory_op(activation_op_name(s.mlp, "shared_swiglu", "shared_gelu", "shared_squared_relu"),
+                       T * r.shared_ffn * (gated + 1.0) * e));
     ops.push(gemm("shared_fc2", s, T, h, r.shared_ffn));
   }
 }
@@ -409,7 +422,8 @@ void push_moe_backward(OpList& ops, const LayerShape& s) {
   if (r.shared_ffn > 0.0) {
     const double T = s.tokens();
     push_gemm_backward(ops, "shared_fc2.dgrad", "shared_fc2.wgrad", s, T, h, r.shared_ffn);
-    ops.push(memory_op(s.mlp == MlpKind::swiglu ? "shared_swiglu.backward" : "shared_gelu.backward",
+    ops.push(memory_op(activation_op_name(s.mlp, "shared_swiglu.backward", "shared_gelu.backward",
+                                          "shared_squared_relu.backward"),
                        T * r.shared_ffn * (2.0 * gated + 1.0) * e));
     push_gemm_backward(ops, "shared_fc1.dgrad", "shared_fc1.wgrad", s, T, gated * r.shared_ffn, h);
   }
@@ -435,7 +449,8 @@ void push_moe_backward(OpList& ops, const LayerShape& s) {
   } else {
     push_grouped_gemm_backward(ops, "experts_fc2.dgrad", "experts_fc2.wgrad", s, r.expert_rows, h, r.expert_ffn,
                                r.local_experts);
-    ops.push(memory_op(s.mlp == MlpKind::swiglu ? "experts_swiglu.backward" : "experts_gelu.backward",
+    ops.push(memory_op(activation_op_name(s.mlp, "experts_swiglu.backward", "experts_gelu.backward",
+                                          "experts_squared_relu.backward"),
                        r.rows * r.expert_ffn * (2.0 * gated + 1.0) * e));
     if (clamps_activation(s)) ops.push(expert_clamp_op(s, r, true));
   }

@@ -4,8 +4,8 @@
 // Per layer: attention QKV h(a d + 2 g d) and output projection (a d) h, or multi-head latent
 // attention's low-rank projections (model/mla_ops.h: q down h q_r and up q_r a (d_n + d_r), kv
 // down h (kv_r + d_r) and up kv_r a (d_n + d_v), output a d_v h, two latent RMSNorms); MLP
-// 2 h f (GELU) or 3 h f (SwiGLU); biases when linear_bias; two norms (LayerNorm: scale and shift,
-// 2h each; RMSNorm: h). A mixture-of-experts layer (all layers after moe.first_dense_layers)
+// 2 h f (GELU, squared ReLU) or 3 h f (SwiGLU); biases when linear_bias; two norms (LayerNorm:
+// scale and shift, 2h each; RMSNorm: h). A mixture-of-experts layer (all layers after moe.first_dense_layers)
 // replaces the MLP by E routed experts of width moe.ffn_hidden, its shared experts (a dense MLP of
 // width shared x moe.ffn_hidden) and the router h E.
 // The word embedding is V h; the output layer another V h unless tied. With tied embeddings and

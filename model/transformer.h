@@ -9,7 +9,16 @@
 
 namespace stepcast {
 
-enum class MlpKind { gelu, swiglu };
+// The MLP's activation. gelu: h -> f -> h with GELU (GPT). swiglu: a gated MLP, FC1 2f wide (gate and
+// up), SwiGLU (Llama). relu2: h -> f -> h with the squared ReLU relu(x)^2 (So et al. 2021, "Primer",
+// arXiv:2109.08668; Nemotron-4, arXiv:2402.16819 Sec. 2: "squared ReLU activations in the MLP
+// layers"): the same GEMMs as gelu, and one fused elementwise kernel of the same traffic, since
+// Megatron-Core runs it as `squared_relu`, torch.pow(F.relu(x), 2) under jit_fuser, i.e. torch.compile
+// from PyTorch 2.2 (megatron/core/activations.py @0ef95585; megatron/core/jit.py and the unfused
+// activation branch of MLP.forward, megatron/core/transformer/mlp.py, @00caa53a; its bias-activation
+// fusion takes gelu and swiglu only, and Nemotron-4 has no biases): one kernel reading x and writing
+// y forward, one reading x and dy and writing dx backward, as GELU's.
+enum class MlpKind { gelu, swiglu, relu2 };
 enum class NormKind { layernorm, rmsnorm };
 // How token positions enter the model. learned: an absolute position table added to the input
 // embedding (GPT-2/3). rotary: RoPE rotates every query and key (Su et al. 2021; Llama, Mixtral,

@@ -103,7 +103,8 @@ struct EnumTable<CudaGraphs> {
 template <>
 struct EnumTable<MlpKind> {
   static constexpr std::array values = {std::pair{MlpKind::gelu, std::string_view("gelu")},
-                                        std::pair{MlpKind::swiglu, std::string_view("swiglu")}};
+                                        std::pair{MlpKind::swiglu, std::string_view("swiglu")},
+                                        std::pair{MlpKind::relu2, std::string_view("relu2")}};
 };
 
 template <>
