@@ -113,6 +113,24 @@ TEST_CASE("Qwen3-235B-A22B and Qwen3-30B-A3B have the totals and active counts t
   CHECK(active_parameters(catalog_model("qwen3-30b-a3b")) == doctest::Approx(3.3e9).epsilon(0.02));
 }
 
+TEST_CASE("Grok-1 has 314B parameters, about a quarter of them active per token") {
+  // xai-org/grok-1 README: 314B parameters, 8 experts, 2 per token; xAI's release ("Open Release of
+  // Grok-1", x.ai, March 2024): "25% of the weights active on a given token". Our count: attention
+  // 6144 (6144 + 2 x 1024 + 6144) = 88.1M, 8 GeGLU experts (counted as SwiGLU: three matrices)
+  // 8 x 3 x 6144 x 32768 = 4.83B and the router 49K per layer, 64 layers 314.9B; one tied
+  // 131072 x 6144 embedding 0.8B: 315.7B. Active: 2 experts, 1.30B a layer, 83.7B (26.5%).
+  const TransformerSpec& m = catalog_model("grok-1");
+  CHECK(m.tied_embeddings);
+  CHECK(moe_layer_count(m) == 64);
+  CHECK(total_parameters(m) == doctest::Approx(314e9).epsilon(0.01));
+  CHECK(active_parameters(m) / total_parameters(m) == doctest::Approx(0.25).epsilon(0.07));
+  // The DGX Cloud proxy run (untied, Llama 3's 128256 vocabulary) adds an output layer: 316.5B.
+  TransformerSpec proxy = m;
+  proxy.vocab = 128256;
+  proxy.tied_embeddings = false;
+  CHECK(total_parameters(proxy) == doctest::Approx(316.5e9).epsilon(0.002));
+}
+
 TEST_CASE("a rank holds its E/(ep x expert_tp) share of the routed experts and a 1/tp share of attention") {
   const TransformerSpec& m = catalog_model("mixtral-8x7b");
   const LayerParameters whole = layer_parameters(m, true);
@@ -148,7 +166,7 @@ TEST_CASE("a MoE layer's model FLOPs count the top_k routed and the shared exper
 TEST_CASE("one rank's MoE and MLA kernels do the layer's FLOPs when nothing is split") {
   // tp = ep = 1, dropless, perfectly balanced: the grouped expert GEMMs run b s top_k rows in
   // total, so the kernels' FLOPs equal layer_forward_flops(causal) term for term.
-  for (const char* name : {"deepseek-v3", "mixtral-8x7b", "qwen3-30b-a3b"}) {
+  for (const char* name : {"deepseek-v3", "mixtral-8x7b", "qwen3-30b-a3b", "grok-1"}) {
     CAPTURE(name);
     const TransformerSpec& m = catalog_model(name);
     const LayerShape s = moe_layer_shape(shape_of(m, 1, 1, 1, false, 1, 4096));
