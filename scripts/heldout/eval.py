@@ -46,7 +46,8 @@ def reference_step(row):
         return st, "step_time_s"
     tps = num(m.get("tokens_per_sec_per_gpu"))
     tf = num(m.get("model_tflops_per_gpu")) or num(m.get("tflops_per_gpu"))
-    if not tps and tf:
+    together = "together" in str((row.get("source") or {}).get("repo") or "").lower()
+    if not tps and tf and not together:  # Together's fork states no FLOP formula for its TFLOP/s
         try:
             fl = flops.flops_per_step(row)
         except Exception:

@@ -44,7 +44,7 @@ differences stated):
   routing    dropless, load_imbalance 1 (the tables force-balance routing).
   skipped    example output lines; LoRA/PEFT; non-Megatron frameworks (MaxText, PaxML, llm-foundry,
              InternLM, torchtitan, fms-fsdp, torchao); a layout field the source leaves
-             unconfirmed; a precision the source does not state; intermediate steps of an
+             unconfirmed (a helper's "not confirmed", DGX Cloud's VP printed NA); a precision the source does not state; intermediate steps of an
              optimization history; GPT-OSS MXFP8 in Megatron-Bridge 26.06.01 (a filed regression:
              the 0.5.1 release notes, cudnn-frontend #256).
 """
@@ -56,10 +56,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import dev_scenarios as dev  # noqa: E402  (scripts/dev_scenarios.py: the development set's rules)
 
 CATALOG = {"llama3-8b", "llama3-70b", "llama3-405b", "llama2-7b", "llama2-70b", "mixtral-8x7b",
-           "mixtral-8x22b", "deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b", "gpt3-175b"}
+           "mixtral-8x22b", "deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b", "gpt3-175b",
+           "nemotron4-15b", "nemotron4-340b", "grok-1"}
 LAYERS = {"llama3-8b": 32, "llama3-70b": 80, "llama3-405b": 126, "llama2-7b": 32, "llama2-70b": 80,
           "mixtral-8x7b": 32, "mixtral-8x22b": 56, "deepseek-v3": 61, "qwen3-30b-a3b": 48,
-          "qwen3-235b-a22b": 94, "gpt-oss-120b": 36, "gpt3-175b": 96}
+          "qwen3-235b-a22b": 94, "gpt-oss-120b": 36, "gpt3-175b": 96, "nemotron4-15b": 32,
+          "nemotron4-340b": 96, "grok-1": 64}
 SYSTEMS = {"H100": "dgx-h100", "H200": "hgx-h200", "B200": "dgx-b200", "GB200": "gb200-nvl72", "GB300": "gb300-nvl72", "B300": "dgx-b300",
            "A100": "dgx-a100"}
 MEGATRON_FAMILIES = ("nemo", "mbridge", "dgxc", "megatron")
@@ -78,6 +80,7 @@ def norm_model(name):
         (r"mixtral-?8x7b", "mixtral-8x7b"), (r"mixtral-?8x22b", "mixtral-8x22b"),
         (r"deepseek-?v3", "deepseek-v3"), (r"qwen3-?30b", "qwen3-30b-a3b"), (r"qwen3-?235b", "qwen3-235b-a22b"),
         (r"gpt-?oss-?120b", "gpt-oss-120b"), (r"gpt-?3-?175b", "gpt3-175b"),
+        (r"^nemotron-?4?-?15b", "nemotron4-15b"), (r"^nemotron-?4?-?340b", "nemotron4-340b"), (r"^grok-?1", "grok-1"),
     ]
     for pat, key in table:
         if re.search(pat, s2):
@@ -303,8 +306,15 @@ def model_entry(row, model):
     if m:
         layers = int(m.group(1))
     if model is not None:
+        keys = []
         if layers and layers != LAYERS[model]:
-            return f"{{preset: {model}, layers: {layers}}}", layers
+            keys.append(f"layers: {layers}")
+        if model == "grok-1" and family(row) == "dgxc":
+            # DGX Cloud's grok-1-proxy (grok1/grok1_314b.yaml @35a9aecc): Llama 3's tokenizer, untied
+            # embeddings, expert capacity factor 1.0 (the catalog entry's note).
+            keys += ["vocab: 128256", "tied_embeddings: false", "capacity_factor: 1.0"]
+        if keys:
+            return "{" + ", ".join([f"preset: {model}"] + keys) + "}", layers or LAYERS[model]
         return model, LAYERS[model]
     d = row.get("model_dims") or {}
     name = str(row.get("model") or "").lower()
@@ -313,6 +323,8 @@ def model_entry(row, model):
         return None, None
     if re.search(r"llama|mistral", name):
         preset = "llama2-7b"
+    elif re.search(r"^nemotron-?4?-?\d", name):
+        preset = "nemotron4-15b"   # Nemotron-4 family (squared-ReLU MLP, GQA); not Nemotron-H / Nemotron 3
     elif re.search(r"gpt-?3", name):
         preset = "gpt3-175b"
     else:
@@ -389,7 +401,7 @@ def scenario(row):
     if any(w in prec_text for w in ("probably", "not visible", "unverified")):
         return None, "precision not stated by the source"
     lm = _s((row.get("recipe") or {}).get("layout_match"))
-    if "not confirmed" in lm:
+    if "not confirmed" in lm or re.search(r"\bVP(=| printed )NA\b", notes):
         return None, "a layout field the source leaves unconfirmed"
     # Megatron-Bridge 26.06 and later, GB200 MXFP8 Qwen3 MoE and DeepSeek-V3: the CuTeDSL fused
     # grouped MLP under full-iteration CUDA graphs with HybridEP and the EP overlap (Megatron-Bridge
