@@ -1,5 +1,6 @@
 #pragma once
-// Finding one op of a layer's op list by name, for tests of the op builders (model/layer_ops.h).
+// Finding one op of a layer's op list by name, and summing a list, for tests of the op builders
+// (model/layer_ops.h).
 
 #include <optional>
 #include <string>
@@ -16,6 +17,18 @@ inline const Op* find_op(const OpList& ops, std::string_view name) {
     if (op.name == name) return &op;
   }
   return nullptr;
+}
+
+// Sums over an op list: bytes moved and FLOPs.
+inline double total_bytes(const OpList& ops) {
+  double b = 0.0;
+  for (const Op& op : ops) b += op.bytes.value();
+  return b;
+}
+inline double total_flops(const OpList& ops) {
+  double f = 0.0;
+  for (const Op& op : ops) f += op.flops.value();
+  return f;
 }
 
 // A layer's forward op and the backward op that undoes it, by the builders' naming: `name` in

@@ -14,6 +14,8 @@
 #include "tests/support/op_lookup.h"
 
 using namespace stepcast;
+using stepcast::test::total_bytes;
+using stepcast::test::total_flops;
 
 namespace {
 
@@ -37,17 +39,6 @@ LayerShape llama_layer(KernelFusion kernels) {
   s.kernels = kernels;
   s.repeat_kv = kernels == KernelFusion::eager;  // make_layer_shape's default for GQA
   return s;
-}
-
-double total_bytes(const OpList& ops) {
-  double b = 0.0;
-  for (const Op& op : ops) b += op.bytes.value();
-  return b;
-}
-double total_flops(const OpList& ops) {
-  double f = 0.0;
-  for (const Op& op : ops) f += op.flops.value();
-  return f;
 }
 
 }  // namespace

@@ -19,6 +19,8 @@
 #include "tests/support/op_lookup.h"
 
 using namespace stepcast;
+using stepcast::test::total_bytes;
+using stepcast::test::total_flops;
 
 namespace {
 
@@ -39,18 +41,6 @@ LayerShape shape_of(const TransformerSpec& model, int tp) {
   p.tp = tp;
   p.sequence_parallel = tp > 1;
   return make_layer_shape(model, w, p, PrecisionConfig{});
-}
-
-double total_bytes(const OpList& ops) {
-  double b = 0.0;
-  for (const Op& op : ops) b += op.bytes.value();
-  return b;
-}
-
-double total_flops(const OpList& ops) {
-  double f = 0.0;
-  for (const Op& op : ops) f += op.flops.value();
-  return f;
 }
 
 std::string errors_of(const std::string& yaml) {
