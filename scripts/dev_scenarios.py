@@ -301,6 +301,17 @@ RECIPE_LAYERS = {
 }
 
 
+def edge_chunk_layers(layers, chunks):
+    """The docstring's `layers` rule for a split that is not even: every model chunk but the first
+    and the last holds ceil(layers / chunks), those two share the rest, the first one more when it
+    is odd. (first, last), or None when the middle chunks alone need more than the layers."""
+    per = -(-layers // chunks)
+    edge = layers - (chunks - 2) * per
+    if edge < 0:
+        return None
+    return edge - edge // 2, edge // 2
+
+
 def value(x):
     return x["value"] if isinstance(x, dict) else x
 
@@ -426,12 +437,11 @@ def scenario(row):
         lines.append(f"  first_stage_layers: {first}")
         lines.append(f"  last_stage_layers: {last}")
     elif layers % chunks != 0:
-        per = -(-layers // chunks)
-        edge = layers - (chunks - 2) * per
-        if edge < 0:
+        split = edge_chunk_layers(layers, chunks)
+        if split is None:
             raise SystemExit(f"{row['id']}: {layers} layers do not split over {chunks} chunks by the rule")
-        lines.append(f"  first_stage_layers: {edge - edge // 2}")
-        lines.append(f"  last_stage_layers: {edge // 2}")
+        lines.append(f"  first_stage_layers: {split[0]}")
+        lines.append(f"  last_stage_layers: {split[1]}")
     lines.append(f"  sequence_parallel: {'true' if tp > 1 else 'false'}")
     if tp > 1 and row["id"].startswith("mbridge") and "Llama" in row["model"]["name"]:
         lines.append("  tp_comm_overlap: true")

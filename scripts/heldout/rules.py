@@ -434,12 +434,11 @@ def scenario(row):
     if vpp > 1:
         lines.append(f"  vpp: {vpp}")
     chunks = pp * vpp
-    if chunks > 1 and layers % chunks != 0:
-        per = -(-layers // chunks)
-        edge = layers - (chunks - 2) * per
-        if edge < 0:
+    if layers % chunks != 0:
+        split = dev.edge_chunk_layers(layers, chunks)
+        if split is None:
             return None, f"{layers} layers do not split over {chunks} chunks"
-        lines += [f"  first_stage_layers: {edge - edge // 2}", f"  last_stage_layers: {edge // 2}"]
+        lines += [f"  first_stage_layers: {split[0]}", f"  last_stage_layers: {split[1]}"]
     if megatron:
         lines.append(f"  sequence_parallel: {'true' if tp > 1 else 'false'}")
     tpo = rec.get("tp_comm_overlap")

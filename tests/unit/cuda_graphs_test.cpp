@@ -15,20 +15,12 @@
 #include "simulator/layer_kernels.h"
 #include "simulator/scenario_loader.h"
 #include "tests/support/catalog_model.h"
+#include "tests/support/scenario_errors.h"
 #include "tests/support/compute_only_layer.h"
 
 using namespace stepcast;
 
 namespace {
-
-std::string errors_of(const std::string& yaml) {
-  try {
-    parse_scenario(yaml, "t.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 const std::string kDense =
     "schema_version: 1\nmodel: llama3-8b\nsystem: {preset: dgx-b200, gpus: 8}\n"
@@ -70,42 +62,43 @@ TEST_CASE("parallel.cuda_graphs: none by default, full_iteration when asked, wri
   CHECK(write_scenario_yaml(graphed).find("cuda_graphs: full_iteration") != std::string::npos);
   CHECK(parse_scenario(write_scenario_yaml(graphed), graphed.source) == graphed);
 
-  const std::string typo = errors_of(kDense + "parallel: {tp: 1, cuda_graphs: full-iteration}\n");
+  const std::string typo = test::scenario_errors(kDense + "parallel: {tp: 1, cuda_graphs: full-iteration}\n");
   CHECK(typo.find("parallel.cuda_graphs") != std::string::npos);
   CHECK(typo.find("none") != std::string::npos);
   CHECK(typo.find("did you mean 'full_iteration'?") != std::string::npos);
-  CHECK(errors_of(kDense + "parallel: {tp: 1, cuda_graphs: true}\n").find("parallel.cuda_graphs") != std::string::npos);
+  CHECK(test::scenario_errors(kDense + "parallel: {tp: 1, cuda_graphs: true}\n").find("parallel.cuda_graphs") !=
+        std::string::npos);
 }
 
 TEST_CASE("a full-iteration graph refuses dropless MoE whose dispatcher syncs the host, and says what to change") {
   // Dropless, all-to-all dispatcher, EP 8: the token counts are read on the host before the dispatch.
-  const std::string refused = errors_of(kMoe + "parallel: {ep: 8, cuda_graphs: full_iteration}\n");
+  const std::string refused = test::scenario_errors(kMoe + "parallel: {ep: 8, cuda_graphs: full_iteration}\n");
   CHECK(refused.find("parallel.cuda_graphs") != std::string::npos);
   CHECK(refused.find("dropless") != std::string::npos);
   CHECK(refused.find("capacity_factor") != std::string::npos);
   CHECK(refused.find("moe_grouped_gemm: grouped") != std::string::npos);
   // Token drop at a fixed capacity: static shapes, capturable.
-  CHECK(errors_of("schema_version: 1\nmodel: {preset: qwen3-30b-a3b, capacity_factor: 1.0}\n"
+  CHECK(test::scenario_errors("schema_version: 1\nmodel: {preset: qwen3-30b-a3b, capacity_factor: 1.0}\n"
                   "system: {preset: dgx-b200, gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n"
                   "parallel: {ep: 8, cuda_graphs: full_iteration}\n") == "");
   // The device-side grouped GEMM behind a flex dispatcher: no host sync, capturable.
-  CHECK(errors_of(kMoe + "parallel: {ep: 8, ep_dispatcher: hybridep, moe_grouped_gemm: grouped, "
+  CHECK(test::scenario_errors(kMoe + "parallel: {ep: 8, ep_dispatcher: hybridep, moe_grouped_gemm: grouped, "
                          "cuda_graphs: full_iteration}\n") == "");
   // Without expert parallelism nothing crosses ranks and nothing syncs.
-  CHECK(errors_of(kMoe + "parallel: {ep: 1, cuda_graphs: full_iteration}\n") == "");
+  CHECK(test::scenario_errors(kMoe + "parallel: {ep: 1, cuda_graphs: full_iteration}\n") == "");
 }
 
 TEST_CASE("a full-iteration graph refuses GPT-OSS's clamped expert activation, which syncs the host") {
   // weighted_bias_quick_geglu_impl copies its linear offset to the device on every call
   // (model/moe_ops.h moe_activation_host_sync): a blocking synchronization, even with token drop.
   const std::string refused =
-      errors_of("schema_version: 1\nmodel: {preset: gpt-oss-120b, capacity_factor: 1.0}\n"
+      test::scenario_errors("schema_version: 1\nmodel: {preset: gpt-oss-120b, capacity_factor: 1.0}\n"
                 "system: {preset: dgx-b200, gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n"
                 "parallel: {ep: 8, cuda_graphs: full_iteration}\nprecision: bf16\n");
   CHECK(refused.find("parallel.cuda_graphs") != std::string::npos);
   CHECK(refused.find("clamped expert activation") != std::string::npos);
   // The same model without the graph loads.
-  CHECK(errors_of("schema_version: 1\nmodel: {preset: gpt-oss-120b, capacity_factor: 1.0}\n"
+  CHECK(test::scenario_errors("schema_version: 1\nmodel: {preset: gpt-oss-120b, capacity_factor: 1.0}\n"
                   "system: {preset: dgx-b200, gpus: 8}\ntraining: {seq_len: 4096, global_batch: 8}\n"
                   "parallel: {ep: 8}\nprecision: bf16\n") == "");
 }

@@ -16,6 +16,7 @@
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
 #include "tests/support/catalog_model.h"
+#include "tests/support/scenario_errors.h"
 #include "tests/support/op_lookup.h"
 
 using namespace stepcast;
@@ -41,15 +42,6 @@ LayerShape shape_of(const TransformerSpec& model, int tp) {
   p.tp = tp;
   p.sequence_parallel = tp > 1;
   return make_layer_shape(model, w, p, PrecisionConfig{});
-}
-
-std::string errors_of(const std::string& yaml) {
-  try {
-    parse_scenario(yaml, "t.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 const std::string kNemotron =
@@ -136,7 +128,7 @@ TEST_CASE("the loader reads mlp: relu2, writes it back, and suggests it for a ty
       "training: {seq_len: 4096, global_batch: 8}\nprecision: bf16\n",
       "c.yaml");
   CHECK(custom.model.mlp == MlpKind::relu2);
-  const std::string typo = errors_of(
+  const std::string typo = test::scenario_errors(
       "schema_version: 1\nmodel: {preset: llama3-8b, mlp: relu_2}\nsystem: {preset: dgx-h100, gpus: 8}\n"
       "training: {seq_len: 4096, global_batch: 8}\nprecision: bf16\n");
   CAPTURE(typo);
