@@ -291,6 +291,26 @@ struct CostParameters : NamedConstants<CostParameters> {
   // dK and dQ within the same tile, and double-buffering S and dP (2 x 128 x 128 FP32 each) next to
   // the dK and dV accumulators does not fit Blackwell's 256 KiB of tensor memory per SM.
   double flash_softmax_hidden_fraction_blackwell = 1.0;
+  // Blackwell Ultra (B300, GB300) retires twice Blackwell's exponentials per SM per clock at the same
+  // tensor-core rate (scenarios/catalog/gpus.yaml sfu_exp_per_sm_clock). Its attention speed-up is
+  // measured, not derived: cuDNN 9.19's training SDPA runner, the Llama 3.1 shape (head dim 128, BF16,
+  // batch 1, seq 2048-32768, causal and unmasked), runs GB300 1.06-1.26x faster than GB200 forward
+  // (geometric mean 1.171) and 1.04-1.08x backward (1.060) (tests/fixtures/reference/
+  // blackwell_compute.yaml attention_blackwell_ultra over the GB200 rows; scripts/fit_doubled_sfu_attention.py).
+  // op_time multiplies the flash etas by these on a GPU whose SFU rate is at least twice its
+  // architecture's (model/op_time.h flash_doubled_sfu_speedup). Assumes the two parts ran those
+  // 10-iteration benchmarks at the same clock (the runner does not report it; the datasheets give
+  // both the same dense peak on the same 152 SMs), and takes B300 (the same SM103 chip on HGX
+  // baseboards) at GB300's ratio.
+  // Why not flash_score_clocks with the doubled rate: its balance at head dim 128 (exponential and
+  // tensor time equal on Blackwell) reproduces both ratios only with 0.585 of the shorter hidden
+  // in both passes (least squares: 0.586 forward alone, 0.581 backward alone), and that share makes
+  // head dim 64 on GB200 15% faster than with all of it hidden, where cuDNN's own GB200 head-dim-64
+  // rows (tests/fidelity/windowed_attention_test.cpp) already read 0-22% slower than the model. The
+  // two kernel sets disagree under one hidden share; the measured ratio is applied at every head
+  // dim (at head dim 64, exponential-bound, the real gain is likely larger: not measured).
+  double flash_fwd_speedup_doubled_sfu = 1.171;
+  double flash_bwd_speedup_doubled_sfu = 1.060;
 
   // --- Communication (used by the alpha-beta collective model) -----------------------------------
   // NCCL reaches ~80% of NVLink line rate: "450GB/s is the line rate. With the protocol overhead
@@ -503,6 +523,10 @@ struct CostParameters : NamedConstants<CostParameters> {
       "FlashAttention-3 paper Fig. 5: H100 head dim 64 at 0.59-0.73 of head dim 128 (none hidden)");
     f("flash_shape.softmax_hidden_fraction.blackwell", self.flash_softmax_hidden_fraction_blackwell,
       "FlashAttention-4 (arXiv:2603.05451): softmax warps beside asynchronous tcgen05 MMAs (all hidden)");
+    f("flash.fwd_speedup.doubled_sfu", self.flash_fwd_speedup_doubled_sfu,
+      "scripts/fit_doubled_sfu_attention.py: cuDNN 9.19 GB200/GB300 forward time ratios (blackwell_compute.yaml)");
+    f("flash.bwd_speedup.doubled_sfu", self.flash_bwd_speedup_doubled_sfu,
+      "scripts/fit_doubled_sfu_attention.py: cuDNN 9.19 GB200/GB300 backward time ratios (blackwell_compute.yaml)");
     f("comm.nvlink_eta", self.nvlink_eta, "NVIDIA/nccl-tests#212");
     f("comm.network_eta", self.network_eta, "NVIDIA/nccl-tests#160, #290");
     f("comm.tp_overlap_exposed_chunks", self.tp_overlap_exposed_chunks, "Wang et al. 2022");

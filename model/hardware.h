@@ -45,6 +45,10 @@ struct GpuSpec {
   Bandwidth host_bandwidth;     // GPU<->host link per direction (PCIe, or NVLink-C2C on Grace)
   double tdp_watts = 0.0;
   bool unified_memory = false;  // `memory` is the system's, shared with the OS and CPU (Jetson)
+  // Exponentials (MUFU.EX2) one SM's special function units retire per clock; 0: the
+  // architecture's (model/op_time.h sfu_exp_per_sm_clock). Blackwell Ultra (B300, GB300) doubles it
+  // (scenarios/catalog/gpus.yaml); attention's softmax spends one per score (model/op_time.h).
+  double sfu_exp_per_sm_clock = 0.0;
   std::vector<PowerMode> power_modes;  // empty: the GPU runs at its datasheet figures
 
   [[nodiscard]] FlopRate peak(DataType t) const { return dense_peak[index_of(t)]; }

@@ -29,6 +29,10 @@ FlopRate peak_for(const GpuSpec& gpu, DataType t) {
 
 }  // namespace
 
+// Exponentials (MUFU.EX2) per SM per clock on compute capability 8.x-10.0: CUDA C++ Programming
+// Guide, "Arithmetic Instructions" throughput table.
+constexpr double kSfuExpPerSmClock = 16.0;
+
 double dense_16bit_flops_per_sm_clock(GpuArchitecture arch) {
   switch (arch) {
     case GpuArchitecture::ampere: return 2048.0;    // A100: 312 TFLOP/s = 108 SMs x 1.41 GHz x 2048
@@ -38,6 +42,20 @@ double dense_16bit_flops_per_sm_clock(GpuArchitecture arch) {
     case GpuArchitecture::cdna3: return 2048.0;     // MI300X: 1307 TFLOP/s = 304 CUs x 2.1 GHz x 2048
   }
   return 4096.0;
+}
+
+double architecture_sfu_exp_per_sm_clock(GpuArchitecture arch) {
+  return arch == GpuArchitecture::cdna3 ? 0.0 : kSfuExpPerSmClock;
+}
+
+double sfu_exp_per_sm_clock(const GpuSpec& gpu) {
+  return gpu.sfu_exp_per_sm_clock > 0.0 ? gpu.sfu_exp_per_sm_clock : architecture_sfu_exp_per_sm_clock(gpu.architecture);
+}
+
+double flash_doubled_sfu_speedup(const GpuSpec& gpu, bool backward, const CostParameters& params) {
+  const double own = architecture_sfu_exp_per_sm_clock(gpu.architecture);
+  if (own <= 0.0 || sfu_exp_per_sm_clock(gpu) < 2.0 * own) return 1.0;
+  return backward ? params.flash_bwd_speedup_doubled_sfu : params.flash_fwd_speedup_doubled_sfu;
 }
 
 double sm_clock_hz(const GpuSpec& gpu) {
@@ -239,7 +257,6 @@ double flash_reference_schedule_efficiency(const FlashScheduleTerms& terms) {
 }
 
 double flash_score_clocks(double head_dim, GpuArchitecture arch, bool backward, const CostParameters& params) {
-  constexpr double kSfuExpPerSmClock = 16.0;       // CUDA C++ Programming Guide, arithmetic throughput (MUFU.EX2)
   constexpr double kSharedBytesPerSmClock = 128.0;  // 32 banks x 4 bytes; FlashAttention-4: B200 as H100
   constexpr double kTile = 128.0;                   // M = N: the Q tile and K/V block of the count below
   constexpr double kForwardFlopsPerColumn = 4.0;    // per head-dim column of a score: Q K^T and P V
@@ -341,7 +358,7 @@ OpTiming op_timing(const Op& op, const GpuSpec& gpu, const CostParameters& param
                                   ? flash_schedule_efficiency(op.attention, gpu.sm_count, terms) /
                                         flash_reference_schedule_efficiency(terms)
                                   : 1.0;
-      compute = op.flops / (sustained * eta * schedule *
+      compute = op.flops / (sustained * eta * schedule * flash_doubled_sfu_speedup(gpu, backward, params) *
                             flash_head_dim_efficiency(op.attention.head_dim, gpu.architecture, backward, params));
       break;
     }

@@ -46,6 +46,20 @@ namespace stepcast {
 // Dense 16-bit tensor FLOPs one SM does per clock (architecture whitepapers; the comment of each
 // case in op_time.cpp checks it against a datasheet peak).
 double dense_16bit_flops_per_sm_clock(GpuArchitecture arch);
+
+// Exponentials (MUFU.EX2) per SM per clock of `arch`'s special function units: 16 on compute
+// capability 8.x through 10.0 (CUDA C++ Programming Guide, "Arithmetic Instructions" throughput
+// table); FlashAttention-4 (Zadouri et al. 2026, arXiv:2603.05451) finds B200's SFU count unchanged
+// from H100's. 0 for CDNA3 (no rate sourced).
+double architecture_sfu_exp_per_sm_clock(GpuArchitecture arch);
+// `gpu`'s own rate where its catalog entry states one (Blackwell Ultra: 32), else its architecture's.
+double sfu_exp_per_sm_clock(const GpuSpec& gpu);
+// How much faster fused attention runs on `gpu` than on its architecture's other parts because its
+// SFU retires at least twice the exponentials per clock (Blackwell Ultra against Blackwell):
+// CostParameters::flash_{fwd,bwd}_speedup_doubled_sfu there, else 1. Measured at head dim 128 and
+// applied at every head dim (model/cost_parameters.h says why it is not derived from
+// flash_score_clocks).
+double flash_doubled_sfu_speedup(const GpuSpec& gpu, bool backward, const CostParameters& params);
 // The clock at which the GPU's datasheet dense 16-bit peak is quoted: peak / (SMs x FLOPs per SM
 // per clock). 0 when the GPU has no 16-bit peak or SM count.
 double sm_clock_hz(const GpuSpec& gpu);

@@ -121,6 +121,7 @@ void write_gpu(Writer& w, int indent, const GpuSpec& g) {
   w.quantity_or(i, "host_bandwidth", g.host_bandwidth.value(), Dimension::bandwidth, "unknown");
   w.quantity_or(i, "tdp", g.tdp_watts, Dimension::power, "unknown");
   if (g.unified_memory) w.value(i, "unified_memory", "true");
+  if (g.sfu_exp_per_sm_clock > 0.0) w.real(i, "sfu_exp_per_sm_clock", g.sfu_exp_per_sm_clock);
   if (!g.power_modes.empty()) {
     w.key(i, "power_modes");
     for (const PowerMode& m : g.power_modes) {

@@ -30,7 +30,8 @@ int to_int(long long v) { return static_cast<int>(v); }
 const std::vector<std::string>& gpu_field_keys() {
   static const std::vector<std::string> keys = {
       "display_name", "architecture",    "dense_peak",      "memory", "memory_bandwidth", "sm_count",
-      "l2_cache",     "nvlink_bandwidth", "host_bandwidth", "tdp",    "unified_memory", "power_modes"};
+      "l2_cache",     "nvlink_bandwidth", "host_bandwidth", "tdp",    "unified_memory", "power_modes",
+      "sfu_exp_per_sm_clock"};
   return keys;
 }
 
@@ -83,6 +84,8 @@ void read_gpu_fields(const MapReader& r, GpuSpec& gpu) {
   if (auto v = quantity_or_word(r, "host_bandwidth", Dimension::bandwidth, "unknown")) gpu.host_bandwidth = Bandwidth(*v);
   if (auto v = quantity_or_word(r, "tdp", Dimension::power, "unknown")) gpu.tdp_watts = *v;
   if (auto v = r.boolean("unified_memory")) gpu.unified_memory = *v;
+  // Absent: the architecture's rate (model/op_time.h architecture_sfu_exp_per_sm_clock).
+  if (auto v = r.real("sfu_exp_per_sm_clock", {0.0, true, 1024.0})) gpu.sfu_exp_per_sm_clock = *v;
   if (auto v = r.get("power_modes")) {
     if (!v->node.IsSequence()) {
       r.sink().error(v->where, v->path, "expected a sequence of power modes, found " + describe_node(v->node));
