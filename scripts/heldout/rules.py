@@ -15,7 +15,8 @@ differences stated):
              B300 -> dgx-b300, GB300 -> gb300-nvl72, A100 -> dgx-a100.
   parallel   tp, pp, cp, ep, vpp as printed, null -> 1; dp = gpus / (tp pp cp). Megatron-family
              rows: sequence parallelism when tp > 1, the distributed optimizer (zero 1), cp_kind
-             ring (Transformer Engine's p2p), expert_tp 1 unless printed; dev_scenarios' uneven
+             ring (Transformer Engine's p2p), expert_tp 1 unless printed (DGX Cloud's NeMo-1 Grok-1
+             proxy: TP, expert_tp below); dev_scenarios' uneven
              layer split. tp_comm_overlap when tp > 1 for Llama-family rows (the recipes'
              CommOverlapConfig(tp_comm_overlap=True)) unless the recipe says otherwise.
   recipe     only a recipe whose layout equals the row's in every field (layout_match true):
@@ -297,6 +298,22 @@ def framework_skip(row):
     return None
 
 
+def expert_tp(row, model, tp):
+    """The expert-tensor-parallel size: as printed; else TP for DGX Cloud's NeMo-1 Grok-1 proxy, 1
+    otherwise. The Grok-1 proxy's hydra config (grok1/grok1_314b.yaml @35a9aecc) sets no
+    expert_tensor_parallel_size. NeMo 1 then shards the experts over the tensor-parallel group:
+    nemo/collections/nlp/modules/common/megatron/megatron_init.py (fake_initialize_model_parallel)
+    forms each expert group from TP x EP consecutive ranks. Megatron-Core's
+    parallel_state.initialize_model_parallel does the same: expert_tensor_parallel_size None -> TP.
+    The same README's later GB200 rows print ETP 4 at TP 4."""
+    printed = _int(row.get("etp"))
+    if printed:
+        return printed
+    if model == "grok-1" and family(row) == "dgxc":
+        return tp
+    return 1
+
+
 def model_entry(row, model):
     """Catalog key, or a flow mapping over a preset when the run trained fewer layers (DGX Cloud's
     proxy configurations print layers_in_run) or the model is a dense Llama-style / GPT-3-style
@@ -430,7 +447,7 @@ def scenario(row):
     if cp > 1:
         lines += [f"  cp: {cp}", "  cp_kind: ring"]
     if ep > 1:
-        lines += [f"  ep: {ep}", f"  expert_tp: {_int(row.get('etp')) or 1}"]
+        lines += [f"  ep: {ep}", f"  expert_tp: {expert_tp(row, key, tp)}"]
     if vpp > 1:
         lines.append(f"  vpp: {vpp}")
     chunks = pp * vpp
