@@ -442,6 +442,7 @@ system:
     memory: 96 GiB
     memory_bandwidth: 4 TB/s
     power_modes: [{name: low, power: 300 W, compute_scale: 0.5, memory_bandwidth_scale: 0.75}]
+    sfu_exp_per_sm_clock: 32
   gpus: 32
   gpus_per_node: 4
   nvlink_domain_gpus: 16
@@ -485,6 +486,7 @@ precision: {compute: fp8, params: bf16, grads: bf16, optimizer: fp32, kv_cache: 
   CHECK(training.model.activation_clamp == 7.5);
   CHECK(training.system.network.oversubscription == 2.0);
   CHECK(training.training().goodput.gpu_mtbf_hours == 50000.0);
+  CHECK(training.system.gpu.sfu_exp_per_sm_clock == 32.0);
   CHECK(parse_scenario(write_scenario_yaml(training), training.source) == training);
 
   const Scenario serving = parse_scenario(R"(schema_version: 1
@@ -548,4 +550,20 @@ system: {gpu: h100-sxm-80gb, gpus: 64}
 training: {seq_len: 4096, global_batch: 64, micro_batch: 1}
 parallel: {ep: 8}
 )").find("activation_clamp") != std::string::npos);
+}
+
+TEST_CASE("a GPU's SFU rate must be a positive number of exponentials per SM per clock") {
+  const auto with_rate = [](const std::string& rate) {
+    return "schema_version: 1\nmodel: llama3-8b\nsystem:\n  gpu: {preset: b200, sfu_exp_per_sm_clock: " + rate +
+           "}\n  gpus: 8\ntraining: {seq_len: 4096, global_batch: 8, micro_batch: 1}\n";
+  };
+  CHECK(errors_of(with_rate("32")) == "");
+  for (const char* bad : {"0", "-16", "fast", "[16]"}) {
+    CAPTURE(bad);
+    const std::string e = errors_of(with_rate(bad));
+    CHECK(e.find("sfu_exp_per_sm_clock") != std::string::npos);
+  }
+  // Absent, the GPU keeps its catalog entry's (b200: none, so the architecture's 16).
+  const Scenario s = parse_scenario(kSmallTraining, "s.yaml");
+  CHECK(s.system.gpu.sfu_exp_per_sm_clock == 0.0);
 }
