@@ -18,7 +18,10 @@ differences stated):
              ring (Transformer Engine's p2p), expert_tp 1 unless printed (DGX Cloud's NeMo-1 Grok-1
              proxy: TP, expert_tp below); dev_scenarios' uneven
              layer split. tp_comm_overlap when tp > 1 for Llama-family rows (the recipes'
-             CommOverlapConfig(tp_comm_overlap=True)) unless the recipe says otherwise.
+             CommOverlapConfig(tp_comm_overlap=True)) unless the recipe says otherwise. DGX Cloud's
+             NeMo-1 H100 recipes: FlashAttention-2 where configure.sh exports NVTE_FUSED_ATTN=0
+             (Grok-1, Nemotron-4 340B, GPT-3 175B of GSW 25.01) and TP comm overlap where it
+             passes ub_tp_comm_overlap (DGXC_NEMO1 below).
   recipe     only a recipe whose layout equals the row's in every field (layout_match true):
              recompute (full with num_layers, or selective modules), full-iteration CUDA graphs,
              MoE dispatcher (flex deepep / hybridep), a2a overlap, activation offload layers,
@@ -298,6 +301,39 @@ def framework_skip(row):
     return None
 
 
+# DGX Cloud's NeMo-1 recipes (GSW 24.11-25.04, H100): what each model's configure.sh exports
+# (NVIDIA/dgxc-benchmarking @35a9aecc, 143b90dd, 8f5cbb37, 741c886). NVTE_FUSED_ATTN=0 turns off
+# Transformer Engine's cuDNN attention, so TE runs the flash-attn package: FlashAttention-2 on H100
+# (stepcast's attention_kernel flash2). Keyed by the row's source README.
+#   grok1/configure.sh, every version: "export NVTE_FUSED_ATTN=0", "model.ub_tp_comm_overlap=true".
+#   nemotron/configure.sh @35a9aecc, @8f5cbb37: 340b "export NVTE_FUSED_ATTN=0", 15b
+#     "export NVTE_FUSED_ATTN=1"; both "model.ub_tp_comm_overlap=True".
+#   nemo_megatron/configure.sh @143b90dd (GSW 25.01): "export NVTE_FUSED_ATTN=0"; @8f5cbb37 and
+#     later "=1"; gpt3_175b_hydra.yaml "ub_tp_comm_overlap: true".
+DGXC_NEMO1 = {
+    # README path prefix (and commit where the setting changed) -> (flash-attn 2, TP comm overlap)
+    ("grok1/README_314b.md", None): (True, True),
+    ("grok1/README.md (older version; NeMo 24.12 container)", None): (True, True),
+    ("nemotron/README_340b.md", None): (True, True),
+    ("nemotron/README_15b.md", None): (False, True),
+    ("nemo_megatron/README_175b.md", "143b90dd"): (True, True),
+    ("nemo_megatron/README_175b.md", "0b71cfda"): (False, True),
+}
+
+
+def dgxc_nemo1(row):
+    """(flash2, tp_comm_overlap) of a DGX Cloud NeMo-1 configure.sh row, or None."""
+    if family(row) != "dgxc" or gpu_key(row) != "H100":
+        return None
+    src = row.get("source") or {}
+    path = str(src.get("path") or "")
+    commit = str(src.get("commit") or "")[:8] or None
+    for (prefix, at), settings in DGXC_NEMO1.items():
+        if path.startswith(prefix) and (at is None or at == commit):
+            return settings
+    return None
+
+
 def expert_tp(row, model, tp):
     """The expert-tensor-parallel size: as printed; else TP for DGX Cloud's NeMo-1 Grok-1 proxy, 1
     otherwise. The Grok-1 proxy's hydra config (grok1/grok1_314b.yaml @35a9aecc) sets no
@@ -443,6 +479,9 @@ def scenario(row):
     lo = loss(row, key, rec) if model else rec.get("loss")
     if lo:
         lines.append(f"  cross_entropy_fusion: {lo}")
+    nemo1 = dgxc_nemo1(row)
+    if nemo1 and nemo1[0]:
+        lines.append("  attention_kernel: flash2")
     lines += ["parallel:", f"  tp: {tp}", f"  pp: {pp}", f"  dp: {dp}"]
     if cp > 1:
         lines += [f"  cp: {cp}", "  cp_kind: ring"]
@@ -461,6 +500,8 @@ def scenario(row):
     tpo = rec.get("tp_comm_overlap")
     if tpo is None and megatron and tp > 1 and (model or "").startswith("llama"):
         tpo = True
+    if tpo is None and nemo1:
+        tpo = nemo1[1]
     if tp > 1 and tpo is not None:
         lines.append(f"  tp_comm_overlap: {'true' if tpo else 'false'}")
     if rec.get("fsdp") or row.get("fsdp") is True:
