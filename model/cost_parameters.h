@@ -306,7 +306,8 @@ struct CostParameters : NamedConstants<CostParameters> {
   // tensor time equal on Blackwell) reproduces both ratios only with 0.585 of the shorter hidden
   // in both passes (least squares: 0.586 forward alone, 0.581 backward alone), and that share makes
   // head dim 64 on GB200 15% faster than with all of it hidden, where cuDNN's own GB200 head-dim-64
-  // rows (tests/fidelity/windowed_attention_test.cpp) already read 0-22% slower than the model. The
+  // rows (tests/fidelity/windowed_attention_test.cpp) already run slower than the model predicts
+  // (window 1024: forward -8..+2%, backward -11..-16%). The
   // two kernel sets disagree under one hidden share; the measured ratio is applied at every head
   // dim (at head dim 64, exponential-bound, the real gain is likely larger: not measured).
   double flash_fwd_speedup_doubled_sfu = 1.171;
