@@ -312,6 +312,23 @@ struct CostParameters : NamedConstants<CostParameters> {
   // dim (at head dim 64, exponential-bound, the real gain is likely larger: not measured).
   double flash_fwd_speedup_doubled_sfu = 1.171;
   double flash_bwd_speedup_doubled_sfu = 1.060;
+  // FP8 fused attention (PrecisionConfig::fp8_attention: Transformer Engine's FP8 dot-product
+  // attention, which runs cuDNN's FP8 SDPA) against the same kernel in BF16, by generation: BF16 time
+  // over FP8 time of cuDNN 9.19's training SDPA runner, Llama 3.1 shape (batch 1, 64/8 heads, head dim
+  // 128, causal), geometric mean over seq 2048-32768 (tests/fixtures/reference/blackwell_compute.yaml
+  // attention_fp8 against the BF16 rows of the same runs; scripts/fit_fp8_attention.py). op_time
+  // multiplies the flash etas by these (against the 16-bit peak) for an FP8 attention op.
+  //   H200: forward 1.44-1.51 (1.480); backward 0.64-1.06 (0.809): cuDNN's FP8 causal backward on
+  //   Hopper is slower than its BF16 one from seq 8K (0.80 at 8K, 0.64 at 32K), faster below.
+  //   GB200: forward 1.24-1.29 (1.264), backward 1.07-1.16 (1.120).
+  //   GB300 (Blackwell Ultra, doubled SFU; taken for B300 too): forward 1.29-1.55 (1.444), backward
+  //   1.04-1.20 (1.131), on top of flash_*_speedup_doubled_sfu (its BF16 speed over GB200's).
+  double flash_fp8_fwd_speedup_hopper = 1.480;
+  double flash_fp8_bwd_speedup_hopper = 0.809;
+  double flash_fp8_fwd_speedup_blackwell = 1.264;
+  double flash_fp8_bwd_speedup_blackwell = 1.120;
+  double flash_fp8_fwd_speedup_blackwell_ultra = 1.444;
+  double flash_fp8_bwd_speedup_blackwell_ultra = 1.131;
 
   // --- Communication (used by the alpha-beta collective model) -----------------------------------
   // NCCL reaches ~80% of NVLink line rate: "450GB/s is the line rate. With the protocol overhead
@@ -528,6 +545,18 @@ struct CostParameters : NamedConstants<CostParameters> {
       "scripts/fit_doubled_sfu_attention.py: cuDNN 9.19 GB200/GB300 forward time ratios (blackwell_compute.yaml)");
     f("flash.bwd_speedup.doubled_sfu", self.flash_bwd_speedup_doubled_sfu,
       "scripts/fit_doubled_sfu_attention.py: cuDNN 9.19 GB200/GB300 backward time ratios (blackwell_compute.yaml)");
+    f("flash.fp8_fwd_speedup.hopper", self.flash_fp8_fwd_speedup_hopper,
+      "scripts/fit_fp8_attention.py: cuDNN 9.19 H200 BF16/FP8 forward time ratios (blackwell_compute.yaml)");
+    f("flash.fp8_bwd_speedup.hopper", self.flash_fp8_bwd_speedup_hopper,
+      "scripts/fit_fp8_attention.py: cuDNN 9.19 H200 BF16/FP8 backward time ratios (blackwell_compute.yaml)");
+    f("flash.fp8_fwd_speedup.blackwell", self.flash_fp8_fwd_speedup_blackwell,
+      "scripts/fit_fp8_attention.py: cuDNN 9.19 GB200 BF16/FP8 forward time ratios (blackwell_compute.yaml)");
+    f("flash.fp8_bwd_speedup.blackwell", self.flash_fp8_bwd_speedup_blackwell,
+      "scripts/fit_fp8_attention.py: cuDNN 9.19 GB200 BF16/FP8 backward time ratios (blackwell_compute.yaml)");
+    f("flash.fp8_fwd_speedup.blackwell_ultra", self.flash_fp8_fwd_speedup_blackwell_ultra,
+      "scripts/fit_fp8_attention.py: cuDNN 9.19 GB300 BF16/FP8 forward time ratios (blackwell_compute.yaml)");
+    f("flash.fp8_bwd_speedup.blackwell_ultra", self.flash_fp8_bwd_speedup_blackwell_ultra,
+      "scripts/fit_fp8_attention.py: cuDNN 9.19 GB300 BF16/FP8 backward time ratios (blackwell_compute.yaml)");
     f("comm.nvlink_eta", self.nvlink_eta, "NVIDIA/nccl-tests#212");
     f("comm.network_eta", self.network_eta, "NVIDIA/nccl-tests#160, #290");
     f("comm.tp_overlap_exposed_chunks", self.tp_overlap_exposed_chunks, "Wang et al. 2022");

@@ -99,6 +99,9 @@ Op flash_op(OpKind kind, std::string_view name, const LayerShape& s, const ops::
   op.bytes = Bytes(bytes);
   op.attention = attention_shape(s, f);
   op.attention.kernel = s.attention_kernel;
+  // FP8 attention only where the layer computes in a quantized format (not its BF16 edge layers).
+  op.attention.fp8 = s.fp8_attention && is_quantized_training_format(s.compute);
+  if (op.attention.fp8) op.bytes = Bytes(bytes / s.activation_bytes);  // Q, K, V, O (and dO) one byte each
   op.launches = ring_steps(s, f);
   return op;
 }
@@ -651,6 +654,7 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.causal = true;
   s.compute = precision.compute;
   s.fp8_scaling = precision.fp8_scaling;
+  s.fp8_attention = precision.fp8_attention;
   s.activation_bytes = (precision.compute == DataType::fp32 || precision.compute == DataType::tf32) ? 4.0 : 2.0;
   s.main_grad_bytes = bytes_per_element(precision.grads);
   s.cross_entropy = training.cross_entropy_fusion;

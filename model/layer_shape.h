@@ -43,6 +43,7 @@ struct LayerShape {
   bool flash_attention = true;   // fused attention kernel; false: Megatron's unfused softmax path
   AttentionKernel attention_kernel = AttentionKernel::best;  // which fused kernel (flash_attention only)
   bool causal = true;            // decoder: a causal mask (flash kernels skip masked blocks)
+  bool fp8_attention = false;     // FP8 fused attention (PrecisionConfig::fp8_attention; quantized compute only)
   DataType compute = DataType::bf16;  // GEMM input format
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;  // FP8's scaling recipe (casts' cost)
   // Whether per-tensor-scaled FP8 GEMM operands need transposed copies (the backward's TN-only FP8

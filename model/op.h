@@ -63,6 +63,7 @@ struct AttentionShape {
   double window = 0.0;
   double windowed = 0.0;
   AttentionKernel kernel = AttentionKernel::best;
+  bool fp8 = false;  // FP8 inputs (Transformer Engine's FP8 dot-product attention)
 };
 
 struct Op {

@@ -58,6 +58,20 @@ double flash_doubled_sfu_speedup(const GpuSpec& gpu, bool backward, const CostPa
   return backward ? params.flash_bwd_speedup_doubled_sfu : params.flash_fwd_speedup_doubled_sfu;
 }
 
+double flash_fp8_speedup(const GpuSpec& gpu, bool backward, const CostParameters& params) {
+  switch (gpu.architecture) {
+    case GpuArchitecture::hopper:
+      return backward ? params.flash_fp8_bwd_speedup_hopper : params.flash_fp8_fwd_speedup_hopper;
+    case GpuArchitecture::blackwell:
+      if (flash_doubled_sfu_speedup(gpu, backward, params) > 1.0) {
+        return backward ? params.flash_fp8_bwd_speedup_blackwell_ultra : params.flash_fp8_fwd_speedup_blackwell_ultra;
+      }
+      return backward ? params.flash_fp8_bwd_speedup_blackwell : params.flash_fp8_fwd_speedup_blackwell;
+    default:
+      return 1.0;  // no FP8 attention measurement (the scenario checks reject it there)
+  }
+}
+
 double sm_clock_hz(const GpuSpec& gpu) {
   const double peak = std::max(gpu.peak(DataType::bf16).value(), gpu.peak(DataType::fp16).value());
   if (peak <= 0.0 || gpu.sm_count <= 0) return 0.0;
@@ -358,7 +372,8 @@ OpTiming op_timing(const Op& op, const GpuSpec& gpu, const CostParameters& param
                                   ? flash_schedule_efficiency(op.attention, gpu.sm_count, terms) /
                                         flash_reference_schedule_efficiency(terms)
                                   : 1.0;
-      compute = op.flops / (sustained * eta * schedule * flash_doubled_sfu_speedup(gpu, backward, params) *
+      const double fp8 = op.attention.fp8 ? flash_fp8_speedup(gpu, backward, params) : 1.0;
+      compute = op.flops / (sustained * eta * schedule * flash_doubled_sfu_speedup(gpu, backward, params) * fp8 *
                             flash_head_dim_efficiency(op.attention.head_dim, gpu.architecture, backward, params));
       break;
     }

@@ -60,6 +60,10 @@ double sfu_exp_per_sm_clock(const GpuSpec& gpu);
 // applied at every head dim (model/cost_parameters.h says why it is not derived from
 // flash_score_clocks).
 double flash_doubled_sfu_speedup(const GpuSpec& gpu, bool backward, const CostParameters& params);
+// How much faster fused attention runs with FP8 inputs than with BF16 on `gpu` (Transformer
+// Engine's FP8 dot-product attention, cuDNN's FP8 SDPA): CostParameters::flash_fp8_* of its
+// generation (Hopper, Blackwell, Blackwell Ultra), 1 elsewhere. Priced against the 16-bit peak.
+double flash_fp8_speedup(const GpuSpec& gpu, bool backward, const CostParameters& params);
 // The clock at which the GPU's datasheet dense 16-bit peak is quoted: peak / (SMs x FLOPs per SM
 // per clock). 0 when the GPU has no 16-bit peak or SM count.
 double sm_clock_hz(const GpuSpec& gpu);

@@ -36,6 +36,10 @@ struct PrecisionConfig {
   bool master_remainders = false;
   bool loss_scaling = false;            // FP16 dynamic loss scaling
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;
+  // Fused attention in FP8 under a quantized compute format: Transformer Engine's FP8 dot-product
+  // attention (Megatron-Core --fp8-dot-product-attention; cuDNN's FP8 SDPA). op_time prices its
+  // kernels at the measured FP8-over-BF16 speed of cuDNN's (CostParameters::flash_fp8_*).
+  bool fp8_attention = false;
   // Transformer layers at each end of the model kept in BF16 under a quantized compute format.
   // -1: the recipe's default: 1 with current scaling (Megatron-Bridge/NeMo's
   // bf16_with_fp8_current_scaling_mixed: first_last_layers_bf16, num_layers_at_start_in_bf16 = 1,

@@ -336,6 +336,16 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
         "FP8 tensor cores double the dense peak of 16-bit ones (Transformer Engine)",
         {{shorthand ? "precision" : "precision.compute", "fp8"}});
   }
+  // FP8 attention under FP8 training, where cuDNN's FP8 SDPA is measured (model/op_time.h
+  // flash_fp8_speedup). A one-word precision becomes the mapping that keeps its word.
+  const GpuArchitecture arch = sc.system.gpu.architecture;
+  if (is_quantized_training_format(sc.precision.compute) && !sc.precision.fp8_attention && t.flash_attention &&
+      t.attention_kernel == AttentionKernel::best && (arch == GpuArchitecture::hopper || arch == GpuArchitecture::blackwell)) {
+    const bool shorthand = sc.precision == precision_shorthand(sc.precision.compute);
+    add("FP8 attention (fp8_attention)", "Transformer Engine's FP8 dot-product attention runs cuDNN's FP8 fused kernel",
+        {shorthand ? Override{"precision", fmt::format("{{compute: {}, fp8_attention: true}}", to_string(sc.precision.compute))}
+                   : Override{"precision.fp8_attention", "true"}});
+  }
   return out;
 }
 
@@ -489,6 +499,21 @@ std::string bottleneck_words(const std::string& key, const Scenario& sc, const T
 // key, which `--set precision.compute=...` reaches when the scenario's precision is a mapping);
 // every other key takes the sweep's in-memory path.
 bool apply_edit(Scenario& scenario, const Override& o) {
+  if (o.key_path == "precision.fp8_attention") {
+    scenario.precision.fp8_attention = o.value == "true";
+    return true;
+  }
+  // precision={compute: W, fp8_attention: true}: the FP8-attention change on a one-word precision W.
+  if (o.key_path == "precision" && o.value.find("fp8_attention: true") != std::string::npos) {
+    const std::size_t at = o.value.find("compute: ");
+    const std::size_t end = o.value.find(',', at);
+    if (at == std::string::npos || end == std::string::npos) return false;
+    const auto format = parse_datatype(o.value.substr(at + 9, end - at - 9));
+    if (!format) return false;
+    scenario.precision = precision_shorthand(*format);
+    scenario.precision.fp8_attention = true;
+    return true;
+  }
   if (o.key_path != "precision.compute") return apply_override_in_memory(scenario, o);
   const auto format = parse_datatype(o.value);
   if (!format) return false;

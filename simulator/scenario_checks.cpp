@@ -479,6 +479,26 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
     }
   }
 
+  // --- FP8 attention: a quantized training format, the fused kernel, a GPU with measured FP8 SDPA --
+  if (state.precision_read && s.precision.fp8_attention && ok({"precision.fp8_attention", "precision"})) {
+    std::string why;
+    if (!s.is_training()) {
+      why = "is a training setting (serving prices attention by the KV-cache format)";
+    } else if (!is_quantized_training_format(s.precision.compute)) {
+      why = "needs a quantized compute format (fp8, mxfp8 or nvfp4), not " +
+            std::string(to_string(s.precision.compute)) + ": Transformer Engine runs FP8 attention only under FP8 training";
+    } else if (state.workload_read && !s.training().flash_attention) {
+      why = "needs the fused attention kernel (training.flash_attention: true)";
+    } else if (state.workload_read && s.training().attention_kernel != AttentionKernel::best) {
+      why = "runs cuDNN's FP8 kernel, so attention_kernel must be best";
+    } else if (state.system_read && ok({"system.gpu"}) && sys.gpu.architecture != GpuArchitecture::hopper &&
+               sys.gpu.architecture != GpuArchitecture::blackwell) {
+      why = "is measured on Hopper and Blackwell only (cuDNN's FP8 SDPA); GPU '" + sys.gpu.name + "' is " +
+            std::string(enum_name(sys.gpu.architecture));
+    }
+    if (!why.empty()) sink.error_at("precision.fp8_attention", "fp8_attention " + why);
+  }
+
   // --- Precision against the GPU ---------------------------------------------------------------
   if (state.precision_read && state.system_read && ok({"precision", "system.gpu", "system.power_mode"}) &&
       !sys.gpu.supports(s.precision.compute)) {

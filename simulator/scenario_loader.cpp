@@ -666,7 +666,7 @@ std::optional<PrecisionConfig> read_precision(Reader& ctx, const YamlValue& v, b
   }
   const MapReader r(ctx.sink, v.node, v.path, v.where,
                     {"compute", "params", "grads", "optimizer", "moments", "kv_cache", "fp8_scaling",
-                     "master_weights", "master_remainders", "loss_scaling", "bf16_edge_layers"});
+                     "master_weights", "master_remainders", "loss_scaling", "bf16_edge_layers", "fp8_attention"});
   if (!r.is_mapping()) return std::nullopt;
   std::vector<std::string> compute_formats = {"fp32", "tf32", "fp16", "bf16", "fp8", "mxfp8", "nvfp4"};
   if (!training) compute_formats.push_back("int8");
@@ -695,6 +695,7 @@ std::optional<PrecisionConfig> read_precision(Reader& ctx, const YamlValue& v, b
   if (auto x = r.integer("bf16_edge_layers")) p.bf16_edge_layers = static_cast<int>(*x);
   if (auto x = r.boolean("master_weights")) p.master_weights = *x;
   if (auto x = r.boolean("loss_scaling")) p.loss_scaling = *x;
+  if (auto x = r.boolean("fp8_attention")) p.fp8_attention = *x;
   if (auto x = r.boolean("master_remainders")) {
     p.master_remainders = *x;
     const auto value = r.get("master_remainders");

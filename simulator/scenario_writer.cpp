@@ -292,6 +292,7 @@ void write_precision(Writer& w, const PrecisionConfig& p) {
   w.boolean(2, "master_weights", p.master_weights);
   w.boolean(2, "loss_scaling", p.loss_scaling);
   if (p.master_remainders) w.boolean(2, "master_remainders", p.master_remainders);
+  if (p.fp8_attention) w.boolean(2, "fp8_attention", true);
   if (p.bf16_edge_layers >= 0) w.integer(2, "bf16_edge_layers", p.bf16_edge_layers);
 }
 

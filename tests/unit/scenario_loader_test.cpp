@@ -478,7 +478,7 @@ parallel:
   tp_comm_overlap: true
   order: tp-cp-ep-dp-pp
 precision: {compute: fp8, params: bf16, grads: bf16, optimizer: fp32, kv_cache: fp8, fp8_scaling: current,
-            master_weights: true, loss_scaling: false}
+            master_weights: true, loss_scaling: false, fp8_attention: true}
 )", "everything.yaml");
   CHECK(training.parallel.dp == 4);  // 32 / (2*2*2)
   CHECK(training.model.mla.has_value());
@@ -487,6 +487,7 @@ precision: {compute: fp8, params: bf16, grads: bf16, optimizer: fp32, kv_cache: 
   CHECK(training.system.network.oversubscription == 2.0);
   CHECK(training.training().goodput.gpu_mtbf_hours == 50000.0);
   CHECK(training.system.gpu.sfu_exp_per_sm_clock == 32.0);
+  CHECK(training.precision.fp8_attention);
   CHECK(parse_scenario(write_scenario_yaml(training), training.source) == training);
 
   const Scenario serving = parse_scenario(R"(schema_version: 1
@@ -566,4 +567,22 @@ TEST_CASE("a GPU's SFU rate must be a positive number of exponentials per SM per
   // Absent, the GPU keeps its catalog entry's (b200: none, so the architecture's 16).
   const Scenario s = parse_scenario(kSmallTraining, "s.yaml");
   CHECK(s.system.gpu.sfu_exp_per_sm_clock == 0.0);
+}
+
+TEST_CASE("FP8 attention needs FP8 training, the fused cuDNN kernel and a Hopper or Blackwell GPU") {
+  const auto scenario = [](const std::string& gpu, const std::string& precision, const std::string& training_extra) {
+    return "schema_version: 1\nmodel: llama3-8b\nsystem: {gpu: " + gpu + ", gpus: 8}\n" +
+           "training: {seq_len: 4096, global_batch: 8, micro_batch: 1" + training_extra + "}\nprecision: " + precision + "\n";
+  };
+  CHECK(errors_of(scenario("b200", "{compute: fp8, fp8_attention: true}", "")) == "");
+  CHECK(errors_of(scenario("h100-sxm-80gb", "{compute: fp8, fp8_attention: true}", "")) == "");
+  CHECK(errors_of(scenario("b200", "{compute: mxfp8, fp8_attention: true}", "")) == "");
+  const auto has = [](const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; };
+  CHECK(has(errors_of(scenario("b200", "{compute: bf16, fp8_attention: true}", "")), "needs a quantized compute format"));
+  CHECK(has(errors_of(scenario("h100-sxm-80gb", "{compute: fp8, fp8_attention: true}", ", attention_kernel: flash2")),
+            "attention_kernel must be best"));
+  CHECK(has(errors_of(scenario("h100-sxm-80gb", "{compute: fp8, fp8_attention: true}", ", flash_attention: false")),
+            "needs the fused attention kernel"));
+  CHECK(has(errors_of(scenario("l40s", "{compute: fp8, fp8_attention: true}", "")), "Hopper and Blackwell only"));
+  CHECK(has(errors_of(scenario("b200", "{compute: fp8, fp8_attention: maybe}", "")), "fp8_attention"));
 }
