@@ -29,7 +29,8 @@ differences stated):
              Megatron-Bridge's CuTeDSL fused grouped MLP (moe_grouped_gemm grouped).
              Megatron-Bridge 26.06 and later, GB200/GB300 MXFP8 Qwen3 MoE and DeepSeek-V3: fused
              grouped MLP under full-iteration graphs with HybridEP and the EP overlap (PRs #4249,
-             #4606, #5356, #4666; the repo README's MoE section). Megatron-MoE-ModelZoo tables print
+             #4606, #5356, #4666; the repo README's MoE section), with FP8 attention for Qwen3 (PR
+             #4606) and for DeepSeek-V3 on GB300 (PR #3983). Megatron-MoE-ModelZoo tables print
              dispatcher, recompute ('norm, act' -> layernorm, moe_act), FSDP and '1f1b overlap'
              per row: read from the row.
   precision  BF16 -> bf16; FP8-CS (and Megatron-Bridge 'FP8' on H100, and 'FP8' whose recipe is
@@ -186,6 +187,8 @@ def precision_text(row, model, rec):
         keys.append("moments: bf16")
         if "params: fp8" not in keys:
             keys.append("master_remainders: true")
+    if rec.get("fp8_attention") and not p.startswith("BF16"):
+        keys.append("fp8_attention: true")
     return "{" + ", ".join(keys) + "}"
 
 
@@ -462,6 +465,12 @@ def scenario(row):
     if (fam == "mbridge" and release_at_least(row, (26, 6)) and gpu_key(row) in ("GB200", "GB300")
             and "MX" in str(row.get("precision") or "").upper() and key in ("qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3")):
         rec = dict(rec, grouped_gemm=True, dispatcher="hybridep", a2a=True, cuda_graphs="full_iteration")
+        # FP8 dot-product attention: the Qwen3 GB200/GB300 MXFP8 stack of 26.06 (PR #4606 brings
+        # "FP8 dot-product attention" to B200/B300 to "exercise the same optimization path already
+        # used by GB200/GB300"), and DeepSeek-V3 on GB300 only (PR #3983: "FP8 dot-product attention
+        # for dsv3 gb300 mxfp8 ... non-GB300 hardware ... intentionally untouched").
+        if key.startswith("qwen3") or gpu_key(row) == "GB300":
+            rec = dict(rec, fp8_attention=True)
     prec = precision_text(row, key, rec)
     if prec is None:
         return None, f"precision {row.get('precision')!r} has no rule"
