@@ -30,7 +30,8 @@ differences stated):
              Megatron-Bridge 26.06 and later, GB200/GB300 MXFP8 Qwen3 MoE and DeepSeek-V3: fused
              grouped MLP under full-iteration graphs with HybridEP and the EP overlap (PRs #4249,
              #4606, #5356, #4666; the repo README's MoE section), with FP8 attention for Qwen3 (PR
-             #4606) and for DeepSeek-V3 on GB300 (PR #3983). Megatron-MoE-ModelZoo tables print
+             #4606) and for DeepSeek-V3 on GB300 (PR #3983); the same for Qwen3 MXFP8 on B200/B300
+             (PR #4606, the r0.5.0 port). Megatron-MoE-ModelZoo tables print
              dispatcher, recompute ('norm, act' -> layernorm, moe_act), FSDP and '1f1b overlap'
              per row: read from the row.
   precision  BF16 -> bf16; FP8-CS (and Megatron-Bridge 'FP8' on H100, and 'FP8' whose recipe is
@@ -471,6 +472,15 @@ def scenario(row):
         # for dsv3 gb300 mxfp8 ... non-GB300 hardware ... intentionally untouched").
         if key.startswith("qwen3") or gpu_key(row) == "GB300":
             rec = dict(rec, fp8_attention=True)
+    # The same stack for Qwen3 MXFP8 on B200/B300 from 26.06: Megatron-Bridge PR #4606 (merged into
+    # the r0.5.0 release branch, 2026-06-30) makes the B200/B300 FP8-MX recipes "exercise the same
+    # optimization path already used by GB200/GB300": moe_a2a_overlap, full-iteration CUDA graphs,
+    # CuTeDSL fused grouped MLP, FP8 dot-product attention, HybridEP (235B B200 by that PR; 235B B300
+    # by PR #3490; 30B's B200/B300 configs already ran HybridEP, Megatron-Bridge issue #4439's log).
+    elif (fam == "mbridge" and release_at_least(row, (26, 6)) and gpu_key(row) in ("B200", "B300")
+            and "MX" in str(row.get("precision") or "").upper() and key in ("qwen3-30b-a3b", "qwen3-235b-a22b")):
+        rec = dict(rec, grouped_gemm=True, dispatcher="hybridep", a2a=True, cuda_graphs="full_iteration",
+                   fp8_attention=True)
     prec = precision_text(row, key, rec)
     if prec is None:
         return None, f"precision {row.get('precision')!r} has no rule"
