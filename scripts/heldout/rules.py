@@ -17,7 +17,8 @@ differences stated):
              rows: sequence parallelism when tp > 1, the distributed optimizer (zero 1), cp_kind
              ring (Transformer Engine's p2p), expert_tp 1 unless printed (DGX Cloud's NeMo-1 Grok-1
              proxy: TP, expert_tp below); dev_scenarios' uneven
-             layer split. tp_comm_overlap when tp > 1 for Llama-family rows (the recipes'
+             layer split, except Megatron-Bridge's DeepSeek-V3, whose recipe sets the pipeline
+             layout itself (DSV3_RECIPE_EDGE_LAYERS; a matched config's pp_layout first). tp_comm_overlap when tp > 1 for Llama-family rows (the recipes'
              CommOverlapConfig(tp_comm_overlap=True)) unless the recipe says otherwise. DGX Cloud's
              NeMo-1 H100 recipes: FlashAttention-2 where configure.sh exports NVTE_FUSED_ATTN=0
              (Grok-1, Nemotron-4 340B, GPT-3 175B of GSW 25.01) and TP comm overlap where it
@@ -222,6 +223,50 @@ def _int(v):
     return int(m.group(1)) if m else None
 
 
+def layout_edge_layers(layout):
+    """Decoder layers in the first and last model chunk of a Megatron-Core pipeline layout string
+    (pipeline_model_parallel_layout: '|' ends a chunk, 't' a decoder layer, 'E' the embedding, 'm'
+    a multi-token-prediction module, 'L' the loss, 'X*n' and '(...)*n' repeat), with the chunk
+    count: "Et*4|(t*4|)*14tmL" -> (4, 1, 16). None when it cannot be read or its middle chunks
+    differ (stepcast's first/last split keeps the middle even)."""
+    text = layout.replace(" ", "")
+    group = re.compile(r"\(([^()]*)\)\*(\d+)")
+    while group.search(text):
+        text = group.sub(lambda m: m.group(1) * int(m.group(2)), text)
+    text = re.sub(r"([A-Za-z])\*(\d+)", lambda m: m.group(1) * int(m.group(2)), text)
+    if re.search(r"[^EtmL|]", text):
+        return None
+    chunks = text.split("|")
+    counts = [c.count("t") for c in chunks]
+    if len(counts) < 3 or len(set(counts[1:-1])) != 1:
+        return None
+    return counts[0], counts[-1], len(counts)
+
+
+# Megatron-Bridge's DeepSeek-V3 recipe lays out the pipeline itself
+# (set_deepseek_v3_pipeline_model_parallel_layout, src/megatron/bridge/recipes/deepseek/deepseek_v3.py;
+# stored copies: public code index ids 16077667814, 19324893737, 57867761633) unless a performance
+# config passes pp_layout: its layout_map gives, per (pp, vpp), [embedding + decoder x a] + [decoder x b]
+# x (chunks - 2) + [decoder x c + mtp + loss]. The entries depend on the chunk count pp x vpp alone:
+# 4 chunks (4, 1): 16 / 16 / 13; 8 chunks (8, 1), (4, 2): 8 / 8 / 5; 16 chunks (16, 1), (8, 2),
+# (4, 4): 4 / 4 / 1. A (pp, vpp) outside the map raises ValueError there, so such a run passed a
+# layout; the performance configs read for one (GB300 pp 2 vpp 8, DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_*
+# "Et*4|(t*4|)*14tmL") give the same 16-chunk split, and it is taken for every run of that chunk
+# count. 32 chunks: the H100 config's "Et|(tt|)*30mL" (1 / 2 / 0), which the generic split gives too.
+DSV3_RECIPE_EDGE_LAYERS = {4: (16, 13), 8: (8, 5), 16: (4, 1), 32: (1, 0)}
+
+
+def dsv3_edge_layers(row, rec, model, pp, vpp):
+    """(first, last) decoder layers of a Megatron-Bridge DeepSeek-V3 row's pipeline, or None."""
+    if family(row) != "mbridge" or model != "deepseek-v3" or pp * vpp < 3:
+        return None
+    if rec.get("pp_layout"):
+        read = layout_edge_layers(rec["pp_layout"])
+        if read and read[2] == pp * vpp:
+            return read[0], read[1]
+    return DSV3_RECIPE_EDGE_LAYERS.get(pp * vpp)
+
+
 def clean_recipe(row):
     """The row's recipe fields (BRIEF.md), read only when the helper found the layout equal to the
     row's in every field (layout_match true), as a dict of stepcast-facing values."""
@@ -284,6 +329,8 @@ def clean_recipe(row):
     off = _int(rec.get("cpu_offloading_num_layers"))
     if off:
         out["offload_layers"] = off
+    if _s(rec.get("pp_layout")) not in ("", "none", "null"):
+        out["pp_layout"] = str(rec.get("pp_layout")).strip()
     ce = _s(rec.get("cross_entropy_fusion_impl")) + " " + _s(rec.get("cross_entropy_fusion"))
     if re.search(r"\bte\b", ce):
         out["loss"] = "te"
@@ -509,7 +556,10 @@ def scenario(row):
     if vpp > 1:
         lines.append(f"  vpp: {vpp}")
     chunks = pp * vpp
-    if layers % chunks != 0:
+    recipe_split = dsv3_edge_layers(row, rec, model, pp, vpp)
+    if recipe_split and (layers - sum(recipe_split)) % (chunks - 2) == 0:
+        lines += [f"  first_stage_layers: {recipe_split[0]}", f"  last_stage_layers: {recipe_split[1]}"]
+    elif layers % chunks != 0:
         split = dev.edge_chunk_layers(layers, chunks)
         if split is None:
             return None, f"{layers} layers do not split over {chunks} chunks"
