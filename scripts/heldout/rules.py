@@ -156,7 +156,9 @@ def precision_text(row, model, rec):
         keys.append("compute: bf16")
     elif "NVFP4" in p or p == "FP4":
         keys.append("compute: nvfp4")
-    elif "MX" in p:
+    elif "MX" in p or (p.startswith("FP8") and rec.get("fp8") == "mxfp8"):
+        # Megatron-Bridge 25.09's Blackwell rows print FP8 (a parenthesised value, "32x32 for both
+        # weights and activations") and run the FP8_MX config: MXFP8
         keys.append("compute: mxfp8")
     elif p.startswith("FP8"):
         current = "CS" in p or rec.get("fp8") == "current" or (fam == "mbridge" and g == "H100")
@@ -310,7 +312,9 @@ def clean_recipe(row):
         elif re.search(r"\btrue\b|userbuffers|enabled", to):
             out["tp_comm_overlap"] = True
     f8 = _s(rec.get("fp8_recipe"))
-    if "current" in f8 or "tensorwise" in f8 or "fp8_cs" in f8:
+    if f8.startswith("mxfp8"):
+        out["fp8"] = "mxfp8"
+    elif "current" in f8 or "tensorwise" in f8 or "fp8_cs" in f8:
         out["fp8"] = "current"
     elif "blockwise" in f8:
         out["fp8"] = "current"
