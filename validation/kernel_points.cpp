@@ -1,5 +1,7 @@
 #include "validation/kernel_points.h"
 
+#include <fmt/format.h>
+
 #include <string>
 #include <variant>
 
@@ -31,8 +33,9 @@ std::uint8_t harness_leading_dims(std::string_view layout) {
 }
 
 std::string describe_kernel(const GemmAlgorithm& a) {
-  std::string text = "algo " + std::to_string(a.id) + " tile " + (a.tile.empty() ? "#" + std::to_string(a.tile_id) : a.tile) +
-                     " splitK " + std::to_string(a.splitk_num);
+  // Built with fmt: GCC 12's -Wrestrict misfires on `"#" + std::to_string(...)` inlined into operator+.
+  std::string text = fmt::format("algo {} tile {} splitK {}", a.id,
+                                 a.tile.empty() ? fmt::format("#{}", a.tile_id) : a.tile, a.splitk_num);
   if (a.reduction_scheme != "none") text += " " + a.reduction_scheme;
   if (!a.cluster_shape.empty() && a.cluster_shape != "auto" && a.cluster_shape != "1x1x1") {
     text += " cluster " + a.cluster_shape;

@@ -1,7 +1,10 @@
 // `stepcast validate MEASUREMENT... [--calibration PROFILE] [--holdout every-other|fraction[:F]|
 //  by-group-size[:N]] [--format table|csv|json] [--system NAME] [--ranks-per-node N] [--ranks N]
-//  [--force]`: predicted against measured for harness files, nccl-tests logs and published-runs
-// files, per point and per component (validation/validation_report.h).
+//  [--force] [--constant NAME=VALUE ...]`: predicted against measured for harness files, nccl-tests
+// logs and published-runs files, per point and per component (validation/validation_report.h).
+// --constant sets model constants by hand on the variant (simulator/constant_overrides.h), so a
+// what-if on the model is checked against measurements; the report's model line names them, and a
+// --holdout fit starts from them (it refits the constants it fits).
 
 #include <CLI/CLI.hpp>
 
@@ -12,6 +15,7 @@
 
 #include "simulator/calibration_profile.h"
 #include "simulator/cli/commands.h"
+#include "simulator/constant_overrides.h"
 #include "simulator/diagnostics.h"
 #include "validation/validation_report.h"
 
@@ -21,6 +25,7 @@ namespace {
 struct ValidateOptions {
   std::vector<std::string> inputs;
   std::string calibration;
+  std::vector<std::string> constants;
   std::string holdout = "none";
   std::string format = "table";
   std::string system;
@@ -32,7 +37,13 @@ struct ValidateOptions {
 int run_validate(const ValidateOptions& o) {
   const Holdout holdout = parse_holdout(o.holdout);
   const ReportFormat format = parse_report_format(o.format);
-  const ModelVariant variant = model_variant_named(o.calibration);
+  ModelVariant variant = model_variant_named(o.calibration);
+  const std::vector<ConstantSet> constants_set = apply_constant_overrides(o.constants, variant.cost, variant.nccl);
+  if (!constants_set.empty()) {
+    const std::string set = describe_constants_set(constants_set);
+    variant.name += ", constants set by hand: " + set;
+    std::cerr << "stepcast: warning: model constants set by hand (--constant): " << set << '\n';
+  }
   ValidationReport report;
   report.variant = variant.name;
   report.variant_description = variant.description;
@@ -77,6 +88,9 @@ void add_validate_command(CLI::App& app, CommandSet& commands) {
   cmd->add_option("--ranks-per-node", options->ranks_per_node, "nccl-tests logs: GPUs of each node in the run (default: all)");
   cmd->add_option("--ranks", options->ranks, "nccl-tests logs without a device list: ranks in the run");
   cmd->add_flag("--force", options->force, "Use the profile even where it was measured on another GPU or system");
+  cmd->add_option("--constant", options->constants,
+                  "Set a model constant by hand, NAME=VALUE (repeatable; names as in explain's sensitivity table), "
+                  "after any profile");
   cmd->callback([options, &commands] { commands.exit_code = run_validate(*options); });
 }
 
