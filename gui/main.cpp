@@ -1,4 +1,4 @@
-// stepcast-gui [SCENARIO] [--calibration PROFILE] [--screenshot out.png] [--size WxH]
+// stepcast-gui [SCENARIO] [--calibration PROFILE] [--constant NAME=VALUE ...] [--screenshot out.png] [--size WxH]
 //              [--page overview|sweep|compare|tables]
 //
 // Opens SCENARIO (a file or a catalog scenario name; default: the GPT-3 175B Selene example) in the
@@ -22,6 +22,7 @@
 #include "gui/models/explorer_session.h"
 #include "gui/widgets/main_window.h"
 #include "gui/widgets/sweep_view.h"
+#include "simulator/diagnostics.h"
 
 using namespace stepcast::gui;
 
@@ -59,7 +60,12 @@ int main(int argc, char** argv) {
   const QCommandLineOption calibration(QStringLiteral("calibration"),
                                        QStringLiteral("Predict with a calibration profile (stepcast calibrate -o FILE)"),
                                        QStringLiteral("PROFILE"));
-  parser.addOptions({screenshot, size, page, calibration});
+  const QCommandLineOption constant(
+      QStringLiteral("constant"),
+      QStringLiteral("Set a model constant by hand (repeatable; names as in stepcast explain's sensitivity table): "
+                     "adds a what-if variant of the chosen model and selects it"),
+      QStringLiteral("NAME=VALUE"));
+  parser.addOptions({screenshot, size, page, calibration, constant});
   parser.process(app);
 
   const QRegularExpressionMatch wh = QRegularExpression(QStringLiteral("^(\\d+)x(\\d+)$")).match(parser.value(size));
@@ -91,6 +97,16 @@ int main(int argc, char** argv) {
   MainWindow window(session, *settings);
   if (screenshot_mode) window.resize(wh.captured(1).toInt(), wh.captured(2).toInt());
   if (parser.isSet(calibration)) window.open_profile(parser.value(calibration));
+  if (parser.isSet(constant)) {
+    std::vector<std::string> texts;
+    for (const QString& v : parser.values(constant)) texts.push_back(v.toStdString());
+    try {
+      window.add_variant(with_constants(session.profile(), texts));
+    } catch (const stepcast::InputError& e) {
+      std::fprintf(stderr, "stepcast-gui: %s\n", e.what());
+      return 2;
+    }
+  }
   const QStringList args = parser.positionalArguments();
   window.open_scenario(args.isEmpty() ? QStringLiteral("gpt3-175b-selene") : args.front());
   window.show();

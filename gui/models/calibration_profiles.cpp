@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "simulator/constant_overrides.h"
+
 namespace stepcast::gui {
 
 std::vector<std::string> component_intervals(const CalibrationChoice& choice, double level) {
@@ -30,6 +32,16 @@ CalibrationChoice datasheet_choice() { return CalibrationChoice{datasheet_varian
 CalibrationChoice load_profile_choice(const std::string& path) {
   auto profile = std::make_shared<const CalibrationProfile>(load_profile(path));
   return CalibrationChoice{calibrated_variant(std::move(profile)), std::nullopt};
+}
+
+CalibrationChoice with_constants(const CalibrationChoice& base, const std::vector<std::string>& constants) {
+  CalibrationChoice out{base.variant, std::nullopt};
+  const std::string set = describe_constants_set(apply_constant_overrides(constants, out.variant.cost, out.variant.nccl));
+  if (set.empty()) return base;
+  out.variant.name = base.variant.name + ", constants set by hand: " + set;
+  out.variant.description = "'" + base.variant.name + "' with model constants set by hand (" + set + ")";
+  out.variant.profile = nullptr;
+  return out;
 }
 
 StaticProfileSource::StaticProfileSource(std::vector<CalibrationChoice> extra) {

@@ -59,4 +59,10 @@ CalibrationChoice datasheet_choice();
 // Loads a profile file as a calibrated choice; throws InputError (from load_profile) when it cannot.
 CalibrationChoice load_profile_choice(const std::string& path);
 
+// `base` with model constants set by hand ("NAME=VALUE", stepcast-gui --constant; the rules and
+// errors of simulator/constant_overrides.h): a what-if on the model, named after base and the
+// constants set. It carries no interval and no profile: base's measured residuals describe base's
+// constants, not these. Throws InputError on a bad NAME=VALUE.
+CalibrationChoice with_constants(const CalibrationChoice& base, const std::vector<std::string>& constants);
+
 }  // namespace stepcast::gui

@@ -383,6 +383,12 @@ bool MainWindow::open_profile(const QString& path) {
   }
 }
 
+void MainWindow::add_variant(CalibrationChoice choice) {
+  const QString name = QString::fromStdString(choice.name());
+  m_profiles->setCurrentIndex(m_session.add_profile(std::move(choice)));
+  show_message(tr("Model variant %1").arg(name), false);
+}
+
 void MainWindow::open_profile_dialog() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open calibration profile"), m_last_dir,
                                                     tr("Calibration profiles (*.json);;All files (*)"));

@@ -23,6 +23,8 @@
 
 #include <vector>
 
+#include "gui/models/calibration_profiles.h"
+
 class QComboBox;
 class QLabel;
 class QSettings;
@@ -59,6 +61,8 @@ class MainWindow : public QMainWindow {
   // Loads a calibration profile file into the picker and selects it; false (with the loader's
   // message in the window) when it cannot.
   bool open_profile(const QString& path);
+  // Adds a model variant (stepcast-gui --constant's what-if) to the model picker and selects it.
+  void add_variant(CalibrationChoice choice);
 
   enum class Page { overview, sweep, compare, tables };
   void show_page(Page page);

@@ -19,6 +19,7 @@
 #include "gui/models/scenario_document.h"
 #include "gui/models/scenario_variants.h"
 #include "gui/models/sweep_runner.h"
+#include "simulator/diagnostics.h"
 #include "simulator/training_predictor.h"
 
 using namespace stepcast;
@@ -76,6 +77,7 @@ class ModelsTest : public QObject {
   void result_tables_list_the_components_of_the_prediction();
   void comparison_attributes_the_whole_step_time_change();
   void a_profile_with_an_interval_shows_it_in_the_summary();
+  void a_variant_with_constants_set_by_hand_is_named_and_predicts_with_them();
   void a_serving_scenario_fills_the_inference_views_and_slo_lines();
   void the_search_ranks_layouts_marks_the_pareto_front_and_rebuilds_each_scenario();
   void a_cancelled_search_returns_marked_cancelled();
@@ -353,6 +355,33 @@ void ModelsTest::a_profile_with_an_interval_shows_it_in_the_summary() {
   session.set_profile_index(1);
   QVERIFY(session.wait_until_idle());
   QVERIFY2(session.summary().headline().contains(QStringLiteral("(90 %: ")), qPrintable(session.summary().headline()));
+}
+
+void ModelsTest::a_variant_with_constants_set_by_hand_is_named_and_predicts_with_them() {
+  CalibrationChoice fitted = datasheet_choice();
+  fitted.step_time = PredictionInterval{0.9, 0.95, 1.08};
+  const CalibrationChoice what_if = with_constants(fitted, {"compute.sustained_derate=1"});
+  QVERIFY2(what_if.name().find("constants set by hand: compute.sustained_derate=1 (was 0.935)") != std::string::npos,
+           what_if.name().c_str());
+  QCOMPARE(what_if.variant.cost.sustained_derate, 1.0);
+  QVERIFY(!what_if.step_time.has_value());  // the base's interval does not describe these constants
+  QVERIFY(what_if.variant.profile == nullptr);
+  QVERIFY_THROWS_EXCEPTION(InputError, with_constants(fitted, {"compute.sustained_derate=-1"}));
+  QVERIFY_THROWS_EXCEPTION(InputError, with_constants(fitted, {"no.such.constant=1"}));
+  QCOMPARE(with_constants(fitted, {}).name(), fitted.name());
+
+  // A compute-bound scenario runs faster without the sustained-clock derate.
+  StaticProfileSource profiles({what_if});
+  ExplorerSession session(profiles);
+  session.open(kSmall);
+  QVERIFY(session.wait_until_idle());
+  QVERIFY(session.analysis().training.has_value());
+  const double datasheet = session.analysis().training->step_time.value();
+  session.set_profile_index(1);
+  QVERIFY(session.wait_until_idle());
+  QVERIFY(session.analysis().training.has_value());
+  QVERIFY2(session.analysis().training->step_time.value() < datasheet,
+           qPrintable(QString::number(session.analysis().training->step_time.value())));
 }
 
 void ModelsTest::a_serving_scenario_fills_the_inference_views_and_slo_lines() {
