@@ -31,6 +31,7 @@ json header_json(const TableHeader& h) {
   j["top"] = h.top;
   j["objectives"] = h.objectives;
   j["columns"] = h.columns;
+  if (!h.model.empty()) j["model"] = h.model;
   return j;
 }
 
@@ -68,6 +69,7 @@ TableHeader read_header(const json& j, const std::string& source, int line) {
     h.top = j.at("top").get<std::size_t>();
     h.objectives = j.at("objectives").get<std::vector<std::string>>();
     h.columns = j.at("columns").get<std::vector<std::string>>();
+    h.model = j.value("model", std::string());  // optional: tables written before it carry none
     return h;
   } catch (const json::exception& e) {
     bad(source, line, std::string("not a stepcast result header: ") + e.what());

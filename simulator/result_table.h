@@ -3,7 +3,9 @@
 //
 // Both formats carry the same three parts, so shards can be merged and checked:
 //   header   what produced the rows: kind (sweep | search), name, fingerprint of the input, shard
-//            I/N, selection (all | top | pareto), K, the objectives and the columns.
+//            I/N, selection (all | top | pareto), K, the objectives, the columns, and the cost
+//            model that priced them (the text reports' "cost model:" line: collective model,
+//            calibration, constants set by hand; absent in tables written before it was added).
 //   rows     one per configuration: `point` (its index in the full grid, which orders rows and
 //            breaks ties), the chosen columns, then objective_1..n (each objective's value). A
 //            column is a field (simulator/result_fields.h) or, for a sweep axis over a key that is
@@ -43,6 +45,7 @@ struct TableHeader {
   std::size_t top = 0;            // K for Selection::top
   std::vector<std::string> objectives;  // "min step_time_s", ...
   std::vector<std::string> columns;     // field names or text columns (without point and objective_i)
+  std::string model;              // "nccl, datasheet", "nccl, calibrated 'h200'", + constants set by hand
 };
 
 struct TableSummary {

@@ -95,7 +95,8 @@ void run_serving(const Scenario& base, const SearchCommandOptions& o, const Chos
     return;
   }
   const TableFormat format = table_format_for(o.format, o.out);
-  const TableHeader header = serving_search_table_header(base, options);
+  TableHeader header = serving_search_table_header(base, options);
+  header.model = model.variant;
   if (o.out.empty()) {
     write_serving_search_table(std::cout, format, header, result);
     return;
@@ -176,6 +177,7 @@ void run_search(const SearchCommandOptions& o) {
   }
   const TableFormat format = table_format_for(o.format, o.out);
   TableHeader header = search_table_header(base, options);
+  header.model = model.variant;
   // With a profile, each kept layout's interval and extrapolation (simulator/calibrated_columns.h).
   CandidateTexts texts_of;
   if (model.profile) {

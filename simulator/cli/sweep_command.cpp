@@ -69,6 +69,7 @@ void run_sweep_command(const SweepCommandOptions& o) {
   header.kind = "sweep";
   header.name = sweep.name;
   header.fingerprint = fmt::format("{:016x}", fnv1a(fmt::format("{:016x}|{}", sweep.fingerprint, model.variant)));
+  header.model = model.variant;
   header.shard_index = options.shard_index;
   header.shard_count = options.shard_count;
   header.selection = options.selection;
