@@ -21,12 +21,16 @@ std::string trimmed(std::string_view s) {
 
 // Visits every settable constant of both structs by name; visit(name, value&) returns true to stop.
 template <class Visit>
-void visit_constants(CostParameters& cost, NcclParameters& nccl, Visit&& visit) {
+void visit_constants(CostParameters& cost, NcclParameters& nccl, InferenceCostParameters* inference, Visit&& visit) {
   bool stop = false;
   cost.for_each_constant([&](std::string_view name, double& value, std::string_view) {
     if (!stop) stop = visit(name, value);
   });
   nccl.for_each_parameter([&](std::string_view name, double& value, std::string_view, std::string_view) {
+    if (!stop) stop = visit(name, value);
+  });
+  if (inference == nullptr) return;
+  inference->for_each_constant([&](std::string_view name, double& value, std::string_view) {
     if (!stop) stop = visit(name, value);
   });
 }
@@ -57,14 +61,14 @@ ConstantOverride parse_constant_override(std::string_view text) {
 }
 
 std::vector<ConstantSet> apply_constant_overrides(const std::vector<std::string>& texts, CostParameters& cost,
-                                                  NcclParameters& nccl) {
+                                                  NcclParameters& nccl, InferenceCostParameters* inference) {
   std::vector<ConstantSet> applied;
   std::set<std::string> seen;
   for (const auto& text : texts) {
     const ConstantOverride o = parse_constant_override(text);
     if (!seen.insert(o.name).second) throw InputError(fmt::format("--constant {}: set twice", o.name));
     bool found = false;
-    visit_constants(cost, nccl, [&](std::string_view name, double& value) {
+    visit_constants(cost, nccl, inference, [&](std::string_view name, double& value) {
       if (name != o.name) return false;
       applied.push_back({o.name, value, o.value});
       value = o.value;
@@ -73,7 +77,7 @@ std::vector<ConstantSet> apply_constant_overrides(const std::vector<std::string>
     });
     if (!found) {
       std::vector<std::string> known;
-      visit_constants(cost, nccl, [&](std::string_view name, double&) {
+      visit_constants(cost, nccl, inference, [&](std::string_view name, double&) {
         known.emplace_back(name);
         return false;
       });

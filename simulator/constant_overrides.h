@@ -2,10 +2,11 @@
 // Model constants set by hand from the command line: `--constant NAME=VALUE` (repeatable) on
 // predict, explain, diff, sweep and search. A what-if on the model itself ("what if FP8 GEMMs ran
 // at 0.7 of peak?", "what if Blackwell did not throttle?"), next to --set's what-if on the
-// scenario. NAME is any constant a calibration profile may fit: a CostParameters constant
+// scenario. NAME is any named constant of the model: a CostParameters constant
 // (model/cost_parameters.h, the names `stepcast explain`'s sensitivity table prints, e.g.
-// gemm.eta.fp8, compute.sustained_derate.blackwell) or an NcclParameters one
-// (model/nccl_parameters.h). They apply after --calibration's profile, so they override it.
+// gemm.eta.fp8, compute.sustained_derate.blackwell), an NcclParameters one
+// (model/nccl_parameters.h), or an inference-only one (model/inference_parameters.h, the
+// inference.* names). They apply after --calibration's profile, so they override it.
 // Every report says which constants were set, so a what-if is never mistaken for the model.
 //
 // Errors (InputError): text without '=', an unknown name (with the closest known name), a value
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "model/cost_parameters.h"
+#include "model/inference_parameters.h"
 #include "model/nccl_parameters.h"
 
 namespace stepcast {
@@ -36,9 +38,11 @@ struct ConstantSet {
   double value = 0.0;
 };
 
-// Parses and applies each "NAME=VALUE" to `cost` or `nccl` (whichever has the name), in order.
+// Parses and applies each "NAME=VALUE" to `cost`, `nccl` or `inference` (whichever has the name),
+// in order. Without `inference` the inference-only names are unknown (callers that never predict
+// inference).
 std::vector<ConstantSet> apply_constant_overrides(const std::vector<std::string>& texts, CostParameters& cost,
-                                                  NcclParameters& nccl);
+                                                  NcclParameters& nccl, InferenceCostParameters* inference = nullptr);
 
 // "gemm.eta.fp8=0.7 (was 0.78), ..." for the reports; empty when nothing was set.
 std::string describe_constants_set(const std::vector<ConstantSet>& set);

@@ -300,7 +300,7 @@ std::pair<const ModelVariant*, std::string> variant_for_run(const ModelVariant& 
 }  // namespace
 
 void validate_published_runs(const std::string& path, const ModelVariant& variant, bool force,
-                             ValidationReport& report) {
+                             ValidationReport& report, const InferenceCostParameters& inference) {
   std::vector<std::string> skipped;
   const auto runs = load_published_training_runs(path, &skipped);
   const ModelVariant datasheet = datasheet_variant();
@@ -326,6 +326,7 @@ void validate_published_runs(const std::string& path, const ModelVariant& varian
     const auto collectives = make_collective_model(default_collective_model(), run.scenario.system, use->cost, use->nccl);
     InferencePredictorOptions options;
     options.cost = use->cost;
+    options.inference = inference;
     options.collectives = collectives.get();
     options.time_series = false;
     const InferencePrediction p = predict_inference(run.scenario, options);

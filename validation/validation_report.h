@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "model/inference_parameters.h"
 #include "simulator/calibration_profile.h"
 #include "simulator/report.h"
 #include "validation/calibration.h"
@@ -77,9 +78,10 @@ struct ValidationReport {
 void validate_measurements(const LoadedMeasurements& measurements, const ModelVariant& variant, const Holdout& holdout,
                            const CalibrationRequest& fit_options, ValidationReport& report);
 
-// The training and inference rows of a published-runs file.
+// The training and inference rows of a published-runs file; inference rows are priced with
+// `inference`'s inference-only constants (the defaults, or validate --constant's).
 void validate_published_runs(const std::string& path, const ModelVariant& variant, bool force,
-                             ValidationReport& report);
+                             ValidationReport& report, const InferenceCostParameters& inference = {});
 
 // Fills `components` from `rows` (per component in name order, then "all").
 void summarize(ValidationReport& report);

@@ -22,7 +22,7 @@ ChosenModel choose_model(const ModelChoice& choice, const SystemSpec& system) {
   ChosenModel out;
   ModelVariant variant = model_variant_named(choice.calibration);  // "" or "datasheet": uncalibrated
   if (variant.profile) out.warnings = check_profile_applies(*variant.profile, system, choice.force);
-  out.constants_set = apply_constant_overrides(choice.constants, variant.cost, variant.nccl);
+  out.constants_set = apply_constant_overrides(choice.constants, variant.cost, variant.nccl, &out.inference);
   (void)make_collective_model(name, system, variant.cost, variant.nccl);  // an unknown name fails here, once
   out.cost = variant.cost;
   out.variant = name + ", " + (variant.profile ? "calibrated '" + variant.name + "'" : variant.name);

@@ -38,6 +38,7 @@ struct ChosenModel {
   std::vector<std::string> warnings;  // profile mismatches accepted with --force-calibration
   std::shared_ptr<const CalibrationProfile> profile;  // null without --calibration
   std::vector<ConstantSet> constants_set;             // --constant, applied to `cost` (and the NCCL model)
+  InferenceCostParameters inference;                  // inference-only constants (defaults, or --constant)
 };
 
 // Loads the profile (if any) and checks it against `system`.

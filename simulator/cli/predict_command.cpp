@@ -86,13 +86,16 @@ void run_predict(const PredictOptions& options, std::ostream& out) {
   for (const auto& text : options.overrides) overrides.push_back(parse_override(text));
   const Scenario scenario = load_scenario(options.scenario, overrides);
   ModelVariant variant = model_variant(options, scenario);
-  const std::vector<ConstantSet> constants_set = apply_constant_overrides(options.constants, variant.cost, variant.nccl);
+  InferenceCostParameters inference_constants;
+  const std::vector<ConstantSet> constants_set =
+      apply_constant_overrides(options.constants, variant.cost, variant.nccl, &inference_constants);
   const std::string model_name =
       options.collectives.empty() ? std::string(default_collective_model()) : options.collectives;
   const auto collectives = make_collective_model(model_name, scenario.system, variant.cost, variant.nccl);
   if (!scenario.is_training()) {
     InferencePredictorOptions inference;
     inference.cost = variant.cost;
+    inference.inference = inference_constants;
     inference.collectives = collectives.get();
     const InferencePrediction prediction = predict_inference(scenario, inference);
     out << with_constants_set(calibrated_inference_report(scenario, prediction, format, variant), format, constants_set);

@@ -64,6 +64,7 @@ void run_serving(const Scenario& base, const SearchCommandOptions& o, const Chos
                      "--all-gpus");
   }
   ServingSearchOptions options;
+  options.inference = model.inference;
   const FieldTable& fields = FieldTable::serving();
   for (const auto& text : o.objectives) options.objectives.push_back(parse_objective_option(text, fields));
   if (options.objectives.size() > kMaxObjectives) throw UsageError("at most 8 objectives");

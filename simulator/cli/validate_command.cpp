@@ -38,7 +38,9 @@ int run_validate(const ValidateOptions& o) {
   const Holdout holdout = parse_holdout(o.holdout);
   const ReportFormat format = parse_report_format(o.format);
   ModelVariant variant = model_variant_named(o.calibration);
-  const std::vector<ConstantSet> constants_set = apply_constant_overrides(o.constants, variant.cost, variant.nccl);
+  InferenceCostParameters inference_constants;
+  const std::vector<ConstantSet> constants_set =
+      apply_constant_overrides(o.constants, variant.cost, variant.nccl, &inference_constants);
   if (!constants_set.empty()) {
     const std::string set = describe_constants_set(constants_set);
     variant.name += ", constants set by hand: " + set;
@@ -65,7 +67,7 @@ int run_validate(const ValidateOptions& o) {
     throw UsageError("--holdout applies to measurement files; published runs are never fitted (validate them without it)");
   }
   if (!request.inputs.empty()) validate_measurements(load_measurements(request), variant, holdout, request, report);
-  for (const auto& path : published) validate_published_runs(path, variant, o.force, report);
+  for (const auto& path : published) validate_published_runs(path, variant, o.force, report, inference_constants);
   summarize(report);
   std::cout << format_validation(report, format);
   return 0;

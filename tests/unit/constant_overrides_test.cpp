@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/cost_parameters.h"
+#include "model/inference_parameters.h"
 #include "model/nccl_parameters.h"
 #include "simulator/constant_overrides.h"
 #include "simulator/diagnostics.h"
@@ -95,4 +96,22 @@ TEST_CASE("bad --constant input is a clear error, never a silent default") {
   CHECK(error_of({"gemm.eta.fp9=0.7"}).find("did you mean 'gemm.eta.fp8'") != std::string::npos);
   CHECK(error_of({"no.such.thing.at.all=1"}).find("no constant of that name") != std::string::npos);
   CHECK(error_of({}).empty());
+}
+
+TEST_CASE("inference-only constants are set where the caller prices inference, and unknown where it does not") {
+  CostParameters cost;
+  NcclParameters nccl;
+  InferenceCostParameters inference;
+  const double before = inference.weight_only_int4_compute_factor;
+  const auto set =
+      apply_constant_overrides({"inference.weight_only_int4_compute_factor=0.6"}, cost, nccl, &inference);
+  REQUIRE(set.size() == 1);
+  CHECK(set[0].previous == before);
+  CHECK(inference.weight_only_int4_compute_factor == 0.6);
+  CHECK(error_of({"inference.weight_only_int4_compute_factor=0.6"}).find("no constant of that name") !=
+        std::string::npos);
+  InferenceCostParameters probe;
+  probe.for_each_constant([](std::string_view name, double& value, std::string_view) {
+    CHECK_MESSAGE(value >= 0.0, name);
+  });
 }
