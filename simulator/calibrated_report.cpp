@@ -56,15 +56,6 @@ std::string with_calibration(const std::string& base, const nlohmann::ordered_js
   return j.dump(2) + "\n";
 }
 
-// A CSV report (`base`: a header line and one row) with more columns: `header` and `row` each
-// start with their comma.
-std::string with_csv_columns(const std::string& base, const std::string& header, const std::string& row) {
-  const auto newline = base.find('\n');
-  std::string base_row = base.substr(newline + 1);
-  while (!base_row.empty() && base_row.back() == '\n') base_row.pop_back();
-  return base.substr(0, newline) + header + "\n" + base_row + row + "\n";
-}
-
 std::string half_width_field(const PredictionInterval& interval) {
   return interval.relative_half_width ? fmt::format("{:g}", round_significant(*interval.relative_half_width))
                                       : std::string();

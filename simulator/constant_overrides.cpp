@@ -48,7 +48,7 @@ ConstantOverride parse_constant_override(std::string_view text) {
   if (out.name.empty()) throw InputError(fmt::format("--constant '{}': the constant's name is missing", text));
   char* end = nullptr;
   errno = 0;
-  out.value = number.empty() ? 0.0 : std::strtod(number.c_str(), &end);
+  if (!number.empty()) out.value = std::strtod(number.c_str(), &end);
   if (number.empty() || end != number.c_str() + number.size() || errno == ERANGE || !std::isfinite(out.value)) {
     throw InputError(fmt::format("--constant {}: '{}' is not a finite number", out.name, number));
   }
@@ -98,6 +98,10 @@ std::string describe_constants_set(const std::vector<ConstantSet>& set) {
     out += fmt::format("{}={:g} (was {:g})", c.name, c.value, c.previous);
   }
   return out;
+}
+
+std::string constants_set_label(const std::vector<ConstantSet>& set) {
+  return set.empty() ? std::string() : ", constants set by hand: " + describe_constants_set(set);
 }
 
 }  // namespace stepcast

@@ -1,6 +1,6 @@
 #pragma once
 // Model constants set by hand from the command line: `--constant NAME=VALUE` (repeatable) on
-// predict, explain, diff, sweep and search. A what-if on the model itself ("what if FP8 GEMMs ran
+// predict, explain, diff, sweep, search, validate and stepcast-gui. A what-if on the model itself ("what if FP8 GEMMs ran
 // at 0.7 of peak?", "what if Blackwell did not throttle?"), next to --set's what-if on the
 // scenario. NAME is any named constant of the model: a CostParameters constant
 // (model/cost_parameters.h, the names `stepcast explain`'s sensitivity table prints, e.g.
@@ -46,5 +46,9 @@ std::vector<ConstantSet> apply_constant_overrides(const std::vector<std::string>
 
 // "gemm.eta.fp8=0.7 (was 0.78), ..." for the reports; empty when nothing was set.
 std::string describe_constants_set(const std::vector<ConstantSet>& set);
+
+// ", constants set by hand: gemm.eta.fp8=0.7 (was 0.78), ...": what a model variant's name gains
+// (the CLI's "cost model:" / "model:" lines, the GUI's picker); empty when nothing was set.
+std::string constants_set_label(const std::vector<ConstantSet>& set);
 
 }  // namespace stepcast

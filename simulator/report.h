@@ -41,6 +41,10 @@ std::string csv_number(double v);
 std::string csv_bytes(Bytes b);
 std::string csv_field(const std::string& text);
 
+// A CSV report (`report`: a header line and one row) with more columns appended: `header` and
+// `row` each start with their comma.
+std::string with_csv_columns(const std::string& report, const std::string& header, const std::string& row);
+
 // A byte count in a JSON report: a whole number (never negative).
 std::uint64_t json_bytes(Bytes b);
 

@@ -18,6 +18,13 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
+std::string with_csv_columns(const std::string& report, const std::string& header, const std::string& row) {
+  const auto newline = report.find('\n');
+  std::string first_row = report.substr(newline + 1);
+  while (!first_row.empty() && first_row.back() == '\n') first_row.pop_back();
+  return report.substr(0, newline) + header + "\n" + first_row + row + "\n";
+}
+
 std::string training_csv_header() {
   return "scenario,gpus,tp,pp,dp,cp,vpp,micro_batch,global_batch,step_time_s,tokens_per_s,mfu,hfu,"
          "compute_s,recompute_s,tp_comm_exposed_s,cp_comm_exposed_s,ep_comm_exposed_s,pp_bubble_s,"

@@ -36,10 +36,11 @@ CalibrationChoice load_profile_choice(const std::string& path) {
 
 CalibrationChoice with_constants(const CalibrationChoice& base, const std::vector<std::string>& constants) {
   CalibrationChoice out{base.variant, std::nullopt};
-  const std::string set = describe_constants_set(apply_constant_overrides(constants, out.variant.cost, out.variant.nccl));
+  const std::vector<ConstantSet> set = apply_constant_overrides(constants, out.variant.cost, out.variant.nccl);
   if (set.empty()) return base;
-  out.variant.name = base.variant.name + ", constants set by hand: " + set;
-  out.variant.description = "'" + base.variant.name + "' with model constants set by hand (" + set + ")";
+  out.variant.name = base.variant.name + constants_set_label(set);
+  out.variant.description =
+      "'" + base.variant.name + "' with model constants set by hand (" + describe_constants_set(set) + ")";
   out.variant.profile = nullptr;
   return out;
 }

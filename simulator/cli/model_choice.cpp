@@ -26,10 +26,9 @@ ChosenModel choose_model(const ModelChoice& choice, const SystemSpec& system) {
   (void)make_collective_model(name, system, variant.cost, variant.nccl);  // an unknown name fails here, once
   out.cost = variant.cost;
   out.variant = name + ", " + (variant.profile ? "calibrated '" + variant.name + "'" : variant.name);
+  out.variant += constants_set_label(out.constants_set);
   if (!out.constants_set.empty()) {
-    const std::string set = describe_constants_set(out.constants_set);
-    out.variant += ", constants set by hand: " + set;
-    out.warnings.push_back("model constants set by hand (--constant): " + set);
+    out.warnings.push_back("model constants set by hand (--constant): " + describe_constants_set(out.constants_set));
   }
   out.profile = variant.profile;
   const NcclParameters nccl = variant.nccl;

@@ -34,7 +34,7 @@ struct ChosenModel {
   CostParameters cost;
   CollectiveMaker maker;              // the collective model for any system and constants
   CollectiveFactory collectives;      // maker with `cost` bound
-  std::string variant;                // "nccl, datasheet", "nccl, calibrated 'h200-lab'", + constants set"
+  std::string variant;                // "nccl, datasheet", "nccl, calibrated 'h200-lab'", + constants set
   std::vector<std::string> warnings;  // profile mismatches accepted with --force-calibration
   std::shared_ptr<const CalibrationProfile> profile;  // null without --calibration
   std::vector<ConstantSet> constants_set;             // --constant, applied to `cost` (and the NCCL model)

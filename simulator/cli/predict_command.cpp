@@ -69,12 +69,8 @@ std::string with_constants_set(std::string report, ReportFormat format, const st
       j["constants_set"] = std::move(list);
       return j.dump(2) + "\n";
     }
-    case ReportFormat::csv: {
-      const auto newline = report.find('\n');
-      std::string row = report.substr(newline + 1);
-      while (!row.empty() && row.back() == '\n') row.pop_back();
-      return report.substr(0, newline) + ",constants_set\n" + row + "," + csv_field(describe_constants_set(set)) + "\n";
-    }
+    case ReportFormat::csv:
+      return with_csv_columns(report, ",constants_set", "," + csv_field(describe_constants_set(set)));
   }
   return report;
 }

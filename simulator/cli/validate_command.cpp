@@ -41,10 +41,10 @@ int run_validate(const ValidateOptions& o) {
   InferenceCostParameters inference_constants;
   const std::vector<ConstantSet> constants_set =
       apply_constant_overrides(o.constants, variant.cost, variant.nccl, &inference_constants);
+  variant.name += constants_set_label(constants_set);
   if (!constants_set.empty()) {
-    const std::string set = describe_constants_set(constants_set);
-    variant.name += ", constants set by hand: " + set;
-    std::cerr << "stepcast: warning: model constants set by hand (--constant): " << set << '\n';
+    std::cerr << "stepcast: warning: model constants set by hand (--constant): " << describe_constants_set(constants_set)
+              << '\n';
   }
   ValidationReport report;
   report.variant = variant.name;
