@@ -511,27 +511,24 @@ def scenario(row):
     lm = _s((row.get("recipe") or {}).get("layout_match"))
     if "not confirmed" in lm or re.search(r"\bVP(=| printed )NA\b", notes):
         return None, "a layout field the source leaves unconfirmed"
-    # Megatron-Bridge 26.06 and later, GB200 MXFP8 Qwen3 MoE and DeepSeek-V3: the CuTeDSL fused
-    # grouped MLP under full-iteration CUDA graphs with HybridEP and the EP overlap (Megatron-Bridge
-    # PRs #4249, #4606, #5356 for Qwen3; #4666 for DeepSeek-V3; the repo README's MoE section).
-    if (fam == "mbridge" and release_at_least(row, (26, 6)) and gpu_key(row) in ("GB200", "GB300")
-            and "MX" in str(row.get("precision") or "").upper() and key in ("qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-v3")):
+    # Megatron-Bridge 26.06 and later, MXFP8 Qwen3 MoE on GB200/GB300/B200/B300 and DeepSeek-V3 on
+    # GB200/GB300: the CuTeDSL fused grouped MLP under full-iteration CUDA graphs with HybridEP and
+    # the EP overlap (Megatron-Bridge PRs #4249, #4606, #5356 for Qwen3; #4666 for DeepSeek-V3; the
+    # repo README's MoE section). On B200/B300 PR #4606 (merged into the r0.5.0 release branch,
+    # 2026-06-30) makes the FP8-MX recipes "exercise the same optimization path already used by
+    # GB200/GB300" (HybridEP: 235B B200 by that PR, 235B B300 by PR #3490; 30B's B200/B300 configs
+    # already ran it, Megatron-Bridge issue #4439's log).
+    gpu = gpu_key(row)
+    qwen3 = key in ("qwen3-30b-a3b", "qwen3-235b-a22b")
+    if (fam == "mbridge" and release_at_least(row, (26, 6)) and "MX" in str(row.get("precision") or "").upper()
+            and ((gpu in ("GB200", "GB300") and (qwen3 or key == "deepseek-v3")) or (gpu in ("B200", "B300") and qwen3))):
         rec = dict(rec, grouped_gemm=True, dispatcher="hybridep", a2a=True, cuda_graphs="full_iteration")
-        # FP8 dot-product attention: the Qwen3 GB200/GB300 MXFP8 stack of 26.06 (PR #4606 brings
-        # "FP8 dot-product attention" to B200/B300 to "exercise the same optimization path already
-        # used by GB200/GB300"), and DeepSeek-V3 on GB300 only (PR #3983: "FP8 dot-product attention
-        # for dsv3 gb300 mxfp8 ... non-GB300 hardware ... intentionally untouched").
-        if key.startswith("qwen3") or gpu_key(row) == "GB300":
+        # FP8 dot-product attention: Qwen3's MXFP8 stack (PR #4606 lists "FP8 dot-product
+        # attention" in the path it ports), and DeepSeek-V3 on GB300 only (PR #3983: "FP8
+        # dot-product attention for dsv3 gb300 mxfp8 ... non-GB300 hardware ... intentionally
+        # untouched").
+        if qwen3 or gpu == "GB300":
             rec = dict(rec, fp8_attention=True)
-    # The same stack for Qwen3 MXFP8 on B200/B300 from 26.06: Megatron-Bridge PR #4606 (merged into
-    # the r0.5.0 release branch, 2026-06-30) makes the B200/B300 FP8-MX recipes "exercise the same
-    # optimization path already used by GB200/GB300": moe_a2a_overlap, full-iteration CUDA graphs,
-    # CuTeDSL fused grouped MLP, FP8 dot-product attention, HybridEP (235B B200 by that PR; 235B B300
-    # by PR #3490; 30B's B200/B300 configs already ran HybridEP, Megatron-Bridge issue #4439's log).
-    elif (fam == "mbridge" and release_at_least(row, (26, 6)) and gpu_key(row) in ("B200", "B300")
-            and "MX" in str(row.get("precision") or "").upper() and key in ("qwen3-30b-a3b", "qwen3-235b-a22b")):
-        rec = dict(rec, grouped_gemm=True, dispatcher="hybridep", a2a=True, cuda_graphs="full_iteration",
-                   fp8_attention=True)
     prec = precision_text(row, key, rec)
     if prec is None:
         return None, f"precision {row.get('precision')!r} has no rule"
