@@ -55,6 +55,10 @@ std::vector<int> group_members(ParallelDim dim, const ParallelConfig& parallel);
 // (Megatron-Core's data-parallel group "with context parallelism": CP ranks hold the same weights
 // and see different parts of the sequences).
 std::vector<int> gradient_group_members(const ParallelConfig& parallel);
+// The ranks of one pipeline stage: tp x cp x dp, Megatron-Core's amax reduction group
+// (parallel_state.get_amax_reduction_group(with_context_parallel=True)), over which Transformer
+// Engine's delayed scaling reduces its FP8 amaxes (layer_costs.h fp8_amax_reduction).
+std::vector<int> amax_group_members(const ParallelConfig& parallel);
 
 // Where the ranks sit: ranks per node, nodes spanned, NIC share, leaf switches crossed.
 GroupLayout layout_of(const std::vector<int>& members, const SystemSpec& system);

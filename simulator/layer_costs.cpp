@@ -58,6 +58,21 @@ Seconds userbuffers_exposed(const KernelPass& pass, std::string_view name, Secon
 
 }  // namespace
 
+Bytes fp8_delayed_amax_bytes(const OpList& forward_ops, bool forward) {
+  // FP32 amaxes per FP8 GEMM (layer_costs.h): input, weight, output forward; the two gradients backward.
+  const double per_gemm = forward ? 3.0 : 2.0;
+  double gemms = 0.0;
+  for (const Op& op : forward_ops) {
+    if (op.kind == OpKind::gemm && op.dtype == DataType::fp8) gemms += op.launches;
+  }
+  return Bytes(gemms * per_gemm * 4.0);
+}
+
+bool reduces_amax_over_tp(const LayerShape& shape) {
+  const bool per_tensor_current = shape.compute == DataType::fp8 && shape.fp8_scaling == Fp8Scaling::current;
+  return shape.tp > 1 && shape.sequence_parallel && (per_tensor_current || shape.compute == DataType::nvfp4);
+}
+
 LayerCosts layer_costs(const LayerCostInputs& in) {
   const LayerShape& s = *in.shape;
   const CollectiveModel& net = *in.collectives;
@@ -124,6 +139,15 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
         forward_comm = (gather + scatter) * blocks;
         if (mlp_collectives) mlp_forward_comm = gather + scatter;
         backward_comm = (gather + scatter) * blocks + regather_attention + regather_mlp;
+      }
+      if (reduces_amax_over_tp(s)) {
+        // Per-tensor scales shared by the TP ranks before each quantized all-gather (layer_costs.h):
+        // one per block and pass, in the stream ahead of the collective it scales.
+        const Seconds amax = net.time(CollectiveOp::all_reduce, Bytes(4.0), in.tp_group);
+        forward_comm += amax * blocks;
+        backward_comm += amax * blocks;
+        if (mlp_collectives) mlp_forward_comm += amax;
+        op_policy_comm += amax * blocks;
       }
     } else {
       const Seconds reduce = net.time(CollectiveOp::all_reduce, activation, in.tp_group);
@@ -200,6 +224,11 @@ LayerCosts layer_costs(const LayerCostInputs& in) {
   c.mtp_backward.weight_gradient = min(ends.mtp_backward.weight_gradient_time(), c.mtp_backward.compute);
 
   add_expert_and_context_traffic(in, forward, backward, c);
+
+  if (s.compute == DataType::fp8 && s.fp8_scaling == Fp8Scaling::delayed) {
+    c.amax_forward_bytes = fp8_delayed_amax_bytes(forward, true);
+    c.amax_backward_bytes = fp8_delayed_amax_bytes(forward, false);
+  }
 
   // ZeRO-3 / FSDP (Rajbhandari et al. 2020, ZeRO, Sec. 5.3; Zhao et al. 2023, "PyTorch FSDP",
   // VLDB 16(12), Sec. 3.3-3.4): each layer's parameters are all-gathered before its forward and

@@ -28,6 +28,7 @@
 #include "model/cost_parameters.h"
 #include "model/hardware.h"
 #include "model/layer_shape.h"
+#include "model/op.h"
 #include "model/parallel.h"
 #include "model/units.h"
 
@@ -69,7 +70,37 @@ struct LayerCosts {
   // layer's reduce-scatter after a backward, which no compute hides.
   Seconds zero3_first_gather;
   Seconds zero3_last_reduce;
+  // FP8 delayed scaling: the amaxes one layer adds to its chunk's reduction, forward and backward
+  // (fp8_delayed_amax_bytes); the predictor sums them over a chunk's layers and prices one
+  // all-reduce per pass (fp8_amax_reduction). Zero for any other format or recipe.
+  Bytes amax_forward_bytes;
+  Bytes amax_backward_bytes;
 };
+
+// Transformer Engine's amax reductions, the per-tensor scaling recipes' collectives.
+//   Delayed scaling (DelayedScaling, reduce_amax true): every FP8 module inside one fp8_autocast
+//   region records its amaxes in a global buffer; leaving the region, TE concatenates them and
+//   all-reduces them (MAX) over the autocast's fp8_group, synchronously on the compute stream
+//   (transformer_engine/pytorch/fp8.py, FP8GlobalStateManager.reduce_and_update_fp8_tensors ->
+//   reduce_tensor_across_group_op_max, all_reduce(..., async_op=False)); the backward's amaxes are
+//   reduced the same way once the region's backward is done. Megatron-Core opens one region per
+//   model chunk for delayed scaling (TransformerBlock.forward: the outer fp8 context, other recipes
+//   one per layer) with fp8_group = the amax reduction group, tp x cp x dp
+//   (placement.h amax_group_members). So one all-reduce per chunk, micro-batch and pass, across a
+//   pipeline stage's ranks: latency-bound (a few KB), and it grows with the nodes the group spans.
+//   Bytes: one FP32 amax per FP8 tensor, three per GEMM forward (input, weight, output: TE's
+//   FP8FwdTensors) and two backward (output gradient, input gradient: FP8BwdTensors), per expert
+//   for a grouped expert GEMM.
+//   Current scaling and NVFP4 with sequence parallelism: a column-parallel linear's input is
+//   quantized before its all-gather, and a row-parallel linear's output gradient before its own, so
+//   every TP rank must share one scale: the quantizer all-reduces the local amax over the TP group
+//   before casting (transformer_engine/pytorch/module/linear.py, layernorm_linear.py,
+//   layernorm_mlp.py: with_amax_reduction = True, amax_reduction_group = tp_group when
+//   sequence_parallel). One 4-byte all-reduce per such tensor, in the stream before the overlapped
+//   all-gather can start: two per block forward (QKV and FC1 inputs), two backward (the projection's
+//   and FC2's output gradients), priced in tp_exposed. MXFP8's block scales need no reduction.
+Bytes fp8_delayed_amax_bytes(const OpList& forward_ops, bool forward);
+bool reduces_amax_over_tp(const LayerShape& shape);
 
 struct LayerCostInputs {
   const LayerShape* shape = nullptr;

@@ -124,6 +124,7 @@ TrainingPredictor::Groups TrainingPredictor::place_groups(const ParallelConfig& 
   g.dp = layout_of(ParallelDim::dp, par, system);
   g.pp_link = pipeline_neighbour_layout(par, system);
   g.gradients = par.cp > 1 ? layout_of(gradient_group_members(par), system) : g.dp;
+  g.amax = par.tp * par.cp * par.dp > 1 ? layout_of(amax_group_members(par), system) : GroupLayout{};
   if (par.cp > 1) {
     g.cp = layout_of(ParallelDim::cp, par, system);
     // The ring runs as fast as its slowest hop: a pair that crosses NVLink domains if any does.
@@ -417,6 +418,8 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   const double root_output = cost_inputs.root_output_parameters + mtp_root;
   plan.zero3_root_params.assign(static_cast<std::size_t>(virtual_stages), 0.0);
   plan.zero3_root.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
+  plan.amax_forward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
+  plan.amax_backward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
   plan.zero3_root_held.assign(static_cast<std::size_t>(virtual_stages), Bytes(0.0));
   for (int vs = 0; vs < virtual_stages; ++vs) {
     const auto i = static_cast<std::size_t>(vs);
@@ -466,6 +469,19 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
       m_backward[i] += (pass_total(e.layer_backward) - layer_backward) * k;
       m_weight_gradient[i] += (e.layer_backward.weight_gradient - costs.layer_backward.weight_gradient) * k;
     }
+    // FP8 delayed scaling: one amax all-reduce per chunk and pass over the stage's ranks
+    // (layer_costs.h); the BF16 edge layers hold no FP8 tensor.
+    const double fp8_layers = n - plan.edge_layers[i];
+    const Bytes amax_forward = costs.amax_forward_bytes * fp8_layers + moe_costs.amax_forward_bytes * nm;
+    const Bytes amax_backward = costs.amax_backward_bytes * fp8_layers + moe_costs.amax_backward_bytes * nm;
+    plan.amax_forward[i] = amax_forward.value() > 0.0 && plan.groups.amax.size > 1
+                               ? net.time(CollectiveOp::all_reduce, amax_forward, plan.groups.amax)
+                               : Seconds(0.0);
+    plan.amax_backward[i] = amax_backward.value() > 0.0 && plan.groups.amax.size > 1
+                                ? net.time(CollectiveOp::all_reduce, amax_backward, plan.groups.amax)
+                                : Seconds(0.0);
+    m_forward[i] += plan.amax_forward[i];
+    m_backward[i] += plan.amax_backward[i];
     m_activations[i] = layer_activation.stored * n + moe_activation.stored * nm +
                        (edge_activation.stored - layer_activation.stored) * plan.edge_layers[i];
     if (plan.is_first(vs)) {
@@ -921,6 +937,9 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     }
     if (n + nm > 0) b.dp_comm_exposed += (costs.zero3_first_gather + costs.zero3_last_reduce) * m;
     b.dp_comm_exposed += plan.zero3_root[static_cast<std::size_t>(vs)] * m;
+    // FP8 delayed scaling's amax reductions run over the stage's data-parallel (and TP, CP) ranks.
+    const auto v = static_cast<std::size_t>(vs);
+    b.dp_comm_exposed += (plan.amax_forward[v] + plan.amax_backward[v]) * m;
     b.offload_exposed += (plan.offload_forward + plan.offload_backward) * ((n + nm) * m);
     if (vs == 0) b.offload_exposed += plan.activation_offload.exposed() * m;
     if (plan.is_first(vs)) {

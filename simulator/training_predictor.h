@@ -120,6 +120,7 @@ class TrainingPredictor {
     GroupLayout gradients;      // dp x cp: reduce the dense weights' gradients
     GroupLayout ep, etp, edp;   // expert layout
     GroupLayout cp_ring_hop;    // the slowest neighbouring pair of the CP ring
+    GroupLayout amax;           // tp x cp x dp: FP8 delayed scaling's amax reduction (layer_costs.h)
   };
   struct Plan {
     int tp = 1, pp = 1, dp = 1, chunks = 1, virtual_stages = 1, microbatches = 1;
@@ -173,6 +174,10 @@ class TrainingPredictor {
     std::vector<double> zero3_root_params;
     std::vector<Seconds> zero3_root;
     std::vector<Bytes> zero3_root_held;  // ... and the bytes its unsharded weights and gradient hold
+    // FP8 delayed scaling, per virtual stage: the amax all-reduce closing one micro-batch's forward
+    // of the chunk, and its backward (simulator/layer_costs.h).
+    std::vector<Seconds> amax_forward;
+    std::vector<Seconds> amax_backward;
     // The multi-token-prediction modules (model.mtp_depth) on the last stage, all of them: one
     // micro-batch's forward and backward (own ops, block of the decoder's last layer kind, second
     // head), and their blocks' dense parameters per rank (ZeRO-3 gathers them as layer units).
