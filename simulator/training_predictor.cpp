@@ -897,6 +897,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   const Seconds overhead(params.step_overhead_s);
   out.step_time = ce.end + overhead;
   TimeBreakdown& b = out.time;
+  Seconds amax_exposed(0.0);  // FP8 delayed scaling's amax all-reduces, inside dp_comm_exposed
   for (int c = 0; c < chunks; ++c) {
     const int vs = c * pp + critical;
     const double nm = plan.moe_layers[static_cast<std::size_t>(vs)];
@@ -940,6 +941,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     // FP8 delayed scaling's amax reductions run over the stage's data-parallel (and TP, CP) ranks.
     const auto v = static_cast<std::size_t>(vs);
     b.dp_comm_exposed += (plan.amax_forward[v] + plan.amax_backward[v]) * m;
+    amax_exposed += (plan.amax_forward[v] + plan.amax_backward[v]) * m;
     b.offload_exposed += (plan.offload_forward + plan.offload_backward) * ((n + nm) * m);
     if (vs == 0) b.offload_exposed += plan.activation_offload.exposed() * m;
     if (plan.is_first(vs)) {
@@ -1094,6 +1096,11 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     if (precision.compute == DataType::fp8) {
       out.notes.emplace_back("MoE with FP8: tokens dispatched in 16 bits; FP8 casts counted for dense widths only");
     }
+  }
+  if (amax_exposed.value() > 0.0) {
+    out.notes.push_back(fmt::format("FP8 delayed scaling: {:.3g} ms per step in amax all-reduces over the {} ranks of a "
+                                    "pipeline stage (one per chunk, micro-batch and pass), in data-parallel communication",
+                                    amax_exposed.value() * 1e3, plan.groups.amax.size));
   }
   if (!training.flash_attention) out.notes.emplace_back("unfused attention: s x s scores are materialised");
   out.notes.push_back(std::string("collectives priced by the '") + std::string(net.name()) + "' model");

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,14 @@ TEST_CASE("delayed scaling adds one exposed all-reduce per chunk, micro-batch an
       predictor.predict(fp8_8b({{"parallel.zero", "1"}, {"precision", "{compute: fp8, fp8_scaling: current}"}}), net);
   CHECK(delayed.time.dp_comm_exposed.value() == doctest::Approx(4 * 2 * 2e-3));
   CHECK(current.time.dp_comm_exposed.value() == 0.0);
+  // The report says where that time sits.
+  const auto names_amax = [](const TrainingPrediction& p) {
+    return std::any_of(p.notes.begin(), p.notes.end(), [](const std::string& n) {
+      return n.find("FP8 delayed scaling: 16 ms per step in amax all-reduces over the 8 ranks") != std::string::npos;
+    });
+  };
+  CHECK(names_amax(delayed));
+  CHECK_FALSE(names_amax(current));
   // One GPU has no one to reduce with.
   const TrainingPrediction alone = predictor.predict(
       fp8_8b({{"system.gpus", "1"}, {"parallel.dp", "1"}, {"training.global_batch", "8"}}), net);
