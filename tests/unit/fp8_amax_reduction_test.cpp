@@ -1,7 +1,7 @@
 // Transformer Engine's amax reductions (simulator/layer_costs.h): delayed scaling's all-reduce of a
 // chunk's amaxes over the stage's tp x cp x dp ranks, once per chunk, micro-batch and pass; current
 // scaling's (and NVFP4's) 4-byte TP all-reduce before each quantized sequence-parallel all-gather.
-// Each case prices the collectives with fixed times, so the arithmetic is checked exactly and fails
+// Each case prices the collectives with fixed times (all-reduces only; the rest free), so the arithmetic is checked exactly and fails
 // if a reduction is dropped, doubled or charged to the wrong recipe.
 
 #include <doctest/doctest.h>
@@ -16,29 +16,16 @@
 #include "simulator/layer_costs.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/fixed_collectives.h"
+#include "tests/support/parallel_layout.h"
+#include "tests/support/scenario_layer_inputs.h"
 
 using namespace stepcast;
 
 namespace {
 
-// All-reduces take m_reduce seconds whatever their size; every other collective is free.
-class AllReduceOnly final : public CollectiveModel {
- public:
-  [[nodiscard]] std::string_view name() const override { return "all-reduce-only"; }
-  [[nodiscard]] Seconds time(CollectiveOp op, Bytes, const GroupLayout&) const override {
-    return op == CollectiveOp::all_reduce ? Seconds(m_reduce) : Seconds(0.0);
-  }
-  double m_reduce = 0.0;
-};
-
-ParallelConfig layout(int tp, int pp, int dp, int cp = 1) {
-  ParallelConfig p;
-  p.tp = tp;
-  p.pp = pp;
-  p.dp = dp;
-  p.cp = cp;
-  return p;
-}
+using test::FixedCollectives;
+using test::parallel_layout;
 
 // llama3-8b-fp8 (delayed scaling, 8 x H100, dp 8, 4 micro-batches per step) with overrides.
 Scenario fp8_8b(const std::vector<Override>& extra = {}) { return load_scenario("llama3-8b-fp8", extra); }
@@ -46,13 +33,7 @@ Scenario fp8_8b(const std::vector<Override>& extra = {}) { return load_scenario(
 LayerCosts costs_of(const Scenario& sc, const CollectiveModel& net, const GroupLayout& tp_group) {
   static const CostParameters params;
   static LayerShape shape;
-  shape = make_layer_shape(sc.model, sc.training(), sc.parallel, sc.precision);
-  LayerCostInputs in;
-  in.shape = &shape;
-  in.gpu = &sc.system.gpu;
-  in.params = &params;
-  in.collectives = &net;
-  in.system = &sc.system;
+  LayerCostInputs in = test::scenario_layer_inputs(sc, shape, net, params);
   in.tp_group = tp_group;
   return layer_costs(in);
 }
@@ -60,13 +41,13 @@ LayerCosts costs_of(const Scenario& sc, const CollectiveModel& net, const GroupL
 }  // namespace
 
 TEST_CASE("the amax reduction group is one pipeline stage's ranks: tp x cp x dp") {
-  CHECK(amax_group_members(layout(2, 2, 2)) == std::vector<int>{0, 1, 2, 3});
-  CHECK(amax_group_members(layout(2, 1, 2, 2)) == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
-  CHECK(amax_group_members(layout(1, 4, 1)) == std::vector<int>{0});
+  CHECK(amax_group_members(parallel_layout(2, 2, 2)) == std::vector<int>{0, 1, 2, 3});
+  CHECK(amax_group_members(parallel_layout(2, 1, 2, 2)) == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(amax_group_members(parallel_layout(1, 4, 1)) == std::vector<int>{0});
 }
 
 TEST_CASE("delayed scaling reduces three amaxes per FP8 GEMM forward and two backward") {
-  AllReduceOnly net;
+  FixedCollectives net;
   const Scenario delayed = fp8_8b();
   const LayerCosts c = costs_of(delayed, net, GroupLayout{});
   // A Llama layer runs four FP8 GEMMs forward: fused QKV, output projection, fused gate/up FC1, FC2.
@@ -81,7 +62,7 @@ TEST_CASE("delayed scaling reduces three amaxes per FP8 GEMM forward and two bac
 }
 
 TEST_CASE("current scaling with sequence parallelism all-reduces each quantized all-gather's amax over TP") {
-  AllReduceOnly net;
+  FixedCollectives net;
   net.m_reduce = 1e-5;
   GroupLayout tp2;
   tp2.size = 2;
@@ -109,7 +90,7 @@ TEST_CASE("current scaling with sequence parallelism all-reduces each quantized 
 }
 
 TEST_CASE("delayed scaling adds one exposed all-reduce per chunk, micro-batch and pass to the step") {
-  AllReduceOnly net;
+  FixedCollectives net;
   net.m_reduce = 2e-3;
   TrainingPredictor predictor;
   // dp 8, ZeRO-1 (gradient reduce-scatter and parameter all-gather: free here), 4 micro-batches,

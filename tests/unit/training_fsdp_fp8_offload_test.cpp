@@ -15,25 +15,14 @@
 #include "simulator/layer_costs.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/fixed_collectives.h"
+#include "tests/support/scenario_layer_inputs.h"
 
 using namespace stepcast;
 
 namespace {
 
-// Fixed collective times, to check the exposure arithmetic exactly.
-class FixedCollectives final : public CollectiveModel {
- public:
-  [[nodiscard]] std::string_view name() const override { return "fixed"; }
-  [[nodiscard]] Seconds time(CollectiveOp op, Bytes, const GroupLayout&) const override {
-    switch (op) {
-      case CollectiveOp::all_gather: return Seconds(m_gather);
-      case CollectiveOp::reduce_scatter: return Seconds(m_scatter);
-      default: return Seconds(0.0);
-    }
-  }
-  double m_gather = 0.0;
-  double m_scatter = 0.0;
-};
+using test::FixedCollectives;
 
 Scenario zero3_8b(const std::vector<Override>& extra = {}) {
   std::vector<Override> o = {{"parallel.zero", "3"}};
@@ -43,12 +32,7 @@ Scenario zero3_8b(const std::vector<Override>& extra = {}) {
 
 LayerCosts costs_with(const Scenario& sc, const FixedCollectives& net, const CostParameters& params) {
   static LayerShape shape;
-  shape = make_layer_shape(sc.model, sc.training(), sc.parallel, sc.precision);
-  LayerCostInputs in;
-  in.shape = &shape;
-  in.gpu = &sc.system.gpu;
-  in.params = &params;
-  in.collectives = &net;
+  LayerCostInputs in = test::scenario_layer_inputs(sc, shape, net, params);
   in.dp_group.size = 8;
   in.zero = 3;
   in.layer_parameters_per_rank = 218.0e6;
