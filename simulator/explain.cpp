@@ -346,6 +346,18 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
         {shorthand ? Override{"precision", fmt::format("{{compute: {}, fp8_attention: true}}", to_string(sc.precision.compute))}
                    : Override{"precision.fp8_attention", "true"}});
   }
+  // Per-tensor FP8 with delayed scaling: current scaling drops the amax history and the per-chunk
+  // amax all-reduce over the stage's ranks (simulator/layer_costs.h), for an amax pass before each
+  // cast (model/layer_ops.h). The other way is not offered: some recompute modules need current
+  // scaling (scenario_checks.cpp).
+  if (sc.precision.compute == DataType::fp8 && sc.precision.fp8_scaling == Fp8Scaling::delayed) {
+    const bool shorthand = sc.precision == precision_shorthand(sc.precision.compute);
+    add("FP8 scaling: delayed -> current",
+        "each tensor scaled by its own amax (Transformer Engine Float8CurrentScaling): no amax all-reduce over the "
+        "stage's ranks per chunk and pass, one more read of each tensor before its cast",
+        {shorthand ? Override{"precision", "{compute: fp8, fp8_scaling: current}"}
+                   : Override{"precision.fp8_scaling", "current"}});
+  }
   return out;
 }
 
@@ -503,15 +515,23 @@ bool apply_edit(Scenario& scenario, const Override& o) {
     scenario.precision.fp8_attention = o.value == "true";
     return true;
   }
-  // precision={compute: W, fp8_attention: true}: the FP8-attention change on a one-word precision W.
-  if (o.key_path == "precision" && o.value.find("fp8_attention: true") != std::string::npos) {
+  if (o.key_path == "precision.fp8_scaling") {
+    scenario.precision.fp8_scaling = o.value == "current" ? Fp8Scaling::current : Fp8Scaling::delayed;
+    return true;
+  }
+  // precision={compute: W, fp8_attention: true} or {compute: W, fp8_scaling: current}: those changes
+  // on a one-word precision W.
+  const bool to_fp8_attention = o.value.find("fp8_attention: true") != std::string::npos;
+  const bool to_current = o.value.find("fp8_scaling: current") != std::string::npos;
+  if (o.key_path == "precision" && (to_fp8_attention || to_current)) {
     const std::size_t at = o.value.find("compute: ");
     const std::size_t end = o.value.find(',', at);
     if (at == std::string::npos || end == std::string::npos) return false;
     const auto format = parse_datatype(o.value.substr(at + 9, end - at - 9));
     if (!format) return false;
     scenario.precision = precision_shorthand(*format);
-    scenario.precision.fp8_attention = true;
+    scenario.precision.fp8_attention = to_fp8_attention;
+    if (to_current) scenario.precision.fp8_scaling = Fp8Scaling::current;
     return true;
   }
   if (o.key_path != "precision.compute") return apply_override_in_memory(scenario, o);

@@ -313,6 +313,49 @@ TEST_CASE("explain offers FP8 attention under FP8 training, and the change as a 
   }
 }
 
+TEST_CASE("explain offers current scaling under FP8 delayed scaling, and the change as a user runs it is the prediction shown") {
+  ExplainOptions quick;
+  quick.sensitivity = false;
+  // 64 H100s, DP 64: delayed scaling all-reduces each chunk's amaxes over 64 ranks on 8 nodes.
+  for (const auto& [overrides, key] :
+       {std::pair{std::vector<Override>{{"system.gpus", "64"}, {"parallel.dp", "64"}, {"training.global_batch", "128"}},
+                  std::string("precision")},
+        std::pair{std::vector<Override>{{"system.gpus", "64"}, {"parallel.dp", "64"}, {"training.global_batch", "128"},
+                                        {"precision", "{compute: fp8, grads: bf16}"}},
+                  std::string("precision.fp8_scaling")}}) {
+    CAPTURE(key);
+    const Explanation e = explain_training(load_scenario("llama3-8b-fp8", overrides), quick);
+    const ExplainChange* change = nullptr;
+    for (const auto* list : {&e.changes, &e.no_fit}) {
+      for (const ExplainChange& c : *list) {
+        if (c.title == "FP8 scaling: delayed -> current") change = &c;
+      }
+    }
+    REQUIRE(change != nullptr);
+    REQUIRE(change->overrides.size() == 1);
+    CHECK(change->overrides[0].key_path == key);
+    std::vector<Override> changed = overrides;
+    changed.push_back(change->overrides[0]);
+    const Scenario again = load_scenario("llama3-8b-fp8", changed);
+    CHECK(again.precision.fp8_scaling == Fp8Scaling::current);
+    CHECK(again.precision.compute == DataType::fp8);
+    CHECK(predict_training(again).step_time == change->prediction.step_time);
+    // The base reports its amax reductions; the change has none.
+    const auto amax_note = [](const TrainingPrediction& p) {
+      return std::any_of(p.notes.begin(), p.notes.end(),
+                         [](const std::string& n) { return n.rfind("FP8 delayed scaling:", 0) == 0; });
+    };
+    CHECK(amax_note(e.base));
+    CHECK_FALSE(amax_note(change->prediction));
+  }
+  // Not offered once the scaling is current.
+  const std::vector<Override> current_scaling = {{"precision", "{compute: fp8, fp8_scaling: current}"}};
+  const Explanation current = explain_training(load_scenario("llama3-8b-fp8", current_scaling), quick);
+  for (const auto* list : {&current.changes, &current.no_fit}) {
+    for (const ExplainChange& c : *list) CHECK(c.title != "FP8 scaling: delayed -> current");
+  }
+}
+
 TEST_CASE("explain offers the other MoE token dispatcher, and its prediction is the scenario's with that dispatcher") {
   // Mixtral 8x7B with expert parallelism (scenarios/examples/mixtral-8x7b-ep.yaml): all-to-all
   // dispatcher by default, so the change tried is alltoall -> deepep.
