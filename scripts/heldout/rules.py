@@ -479,6 +479,19 @@ def scenario(row):
     fam = family(row)
     key = model or "llama3-8b"
     notes = str(row.get("notes") or "")
+    table_command = _s((row.get("recipe") or {}).get("layout_match")).startswith("command printed with the table")
+    if str(row["id"]).startswith("mzoo_") and table_command:
+        # Megatron-MoE-ModelZoo's long-context table (best_practice/qwen3/readme.md @020b8136) prints
+        # one command for all its rows ("PP=8 VPP=4 EP=8 OPTIMIZER_OFFLOAD=0 A2A_OVERLAP=0
+        # --recompute-granularity selective --recompute-modules layernorm moe") and the dispatcher in
+        # its header (DeepEP): what the command sets holds for every row; the rows vary TP, CP, the
+        # batch and the length only.
+        rc = _s(row["recipe"].get("recompute"))
+        if rc.startswith("selective"):
+            rec = dict(rec, recompute=("selective", [m for m in MODULES if re.search(r"\b" + m + r"\b", rc)]))
+        m = re.search(r"Dispatcher (\w+)", notes)
+        if m and m.group(1).lower() in ("deepep", "hybridep"):
+            rec = dict(rec, dispatcher=m.group(1).lower())
     if str(row["id"]).startswith("mzoo_") and notes.startswith("Printed:"):
         # Megatron-MoE-ModelZoo tables print the dispatcher, recompute, FSDP and overlap per row.
         m = re.search(r"Dispatcher (\w+)", notes)
