@@ -112,6 +112,10 @@ std::vector<int> amax_group_members(const ParallelConfig& parallel) {
   return members_spanning(dense_dims(parallel), {ParallelDim::tp, ParallelDim::cp, ParallelDim::dp});
 }
 
+std::vector<int> tp_amax_group_members(const ParallelConfig& parallel) {
+  return members_spanning(dense_dims(parallel), {ParallelDim::tp, ParallelDim::cp});
+}
+
 namespace {
 int domain_size(const SystemSpec& system) { return std::max({system.gpus_per_node, system.nvlink_domain_gpus, 1}); }
 

@@ -59,6 +59,9 @@ std::vector<int> gradient_group_members(const ParallelConfig& parallel);
 // (parallel_state.get_amax_reduction_group(with_context_parallel=True)), over which Transformer
 // Engine's delayed scaling reduces its FP8 amaxes (layer_costs.h fp8_amax_reduction).
 std::vector<int> amax_group_members(const ParallelConfig& parallel);
+// tp x cp: the amax group under Megatron-Core's --tp-only-amax-red (get_amax_reduction_group with
+// tp_only_amax_red and context parallelism).
+std::vector<int> tp_amax_group_members(const ParallelConfig& parallel);
 
 // Where the ranks sit: ranks per node, nodes spanned, NIC share, leaf switches crossed.
 GroupLayout layout_of(const std::vector<int>& members, const SystemSpec& system);

@@ -16,6 +16,10 @@
 namespace stepcast {
 
 enum class Fp8Scaling { delayed, current };
+// Which ranks delayed scaling reduces its amaxes over (simulator/layer_costs.h): every rank of a
+// pipeline stage (tp x cp x dp, Megatron-Core's default amax reduction group), or the tensor- and
+// context-parallel ranks alone (Megatron-Core --tp-only-amax-red, TransformerConfig.tp_only_amax_red).
+enum class Fp8AmaxGroup { stage, tp };
 
 struct PrecisionConfig {
   DataType compute = DataType::bf16;    // GEMM input format
@@ -36,6 +40,7 @@ struct PrecisionConfig {
   bool master_remainders = false;
   bool loss_scaling = false;            // FP16 dynamic loss scaling
   Fp8Scaling fp8_scaling = Fp8Scaling::delayed;
+  Fp8AmaxGroup fp8_amax_group = Fp8AmaxGroup::stage;  // delayed scaling only (the loader checks)
   // Fused attention in FP8 under a quantized compute format: Transformer Engine's FP8 dot-product
   // attention (Megatron-Core --fp8-dot-product-attention; cuDNN's FP8 SDPA). op_time prices its
   // kernels at the measured FP8-over-BF16 speed of cuDNN's (CostParameters::flash_fp8_*).

@@ -227,6 +227,12 @@ struct EnumTable<Fp8Scaling> {
 };
 
 template <>
+struct EnumTable<Fp8AmaxGroup> {
+  static constexpr std::array values = {std::pair{Fp8AmaxGroup::stage, std::string_view("stage")},
+                                        std::pair{Fp8AmaxGroup::tp, std::string_view("tp")}};
+};
+
+template <>
 struct EnumTable<DataType> {
   static constexpr std::array values = {
       std::pair{DataType::fp32, to_string(DataType::fp32)},   std::pair{DataType::tf32, to_string(DataType::tf32)},

@@ -357,6 +357,14 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
         "stage's ranks per chunk and pass, one more read of each tensor before its cast",
         {shorthand ? Override{"precision", "{compute: fp8, fp8_scaling: current}"}
                    : Override{"precision.fp8_scaling", "current"}});
+    // The same recipe with its amax reduced over the tensor- and context-parallel ranks alone.
+    if (sc.precision.fp8_amax_group == Fp8AmaxGroup::stage && p.dp > 1) {
+      add("FP8 amax group: stage -> tp (tp_only_amax_red)",
+          "delayed scaling's per-chunk amax all-reduce over the TP and CP ranks only, not every rank of the stage "
+          "(Megatron-Core --tp-only-amax-red)",
+          {shorthand ? Override{"precision", "{compute: fp8, fp8_amax_group: tp}"}
+                     : Override{"precision.fp8_amax_group", "tp"}});
+    }
   }
   return out;
 }
@@ -519,11 +527,16 @@ bool apply_edit(Scenario& scenario, const Override& o) {
     scenario.precision.fp8_scaling = o.value == "current" ? Fp8Scaling::current : Fp8Scaling::delayed;
     return true;
   }
+  if (o.key_path == "precision.fp8_amax_group") {
+    scenario.precision.fp8_amax_group = o.value == "tp" ? Fp8AmaxGroup::tp : Fp8AmaxGroup::stage;
+    return true;
+  }
   // precision={compute: W, fp8_attention: true} or {compute: W, fp8_scaling: current}: those changes
   // on a one-word precision W.
   const bool to_fp8_attention = o.value.find("fp8_attention: true") != std::string::npos;
   const bool to_current = o.value.find("fp8_scaling: current") != std::string::npos;
-  if (o.key_path == "precision" && (to_fp8_attention || to_current)) {
+  const bool to_tp_amax = o.value.find("fp8_amax_group: tp") != std::string::npos;
+  if (o.key_path == "precision" && (to_fp8_attention || to_current || to_tp_amax)) {
     const std::size_t at = o.value.find("compute: ");
     const std::size_t end = o.value.find(',', at);
     if (at == std::string::npos || end == std::string::npos) return false;
@@ -532,6 +545,7 @@ bool apply_edit(Scenario& scenario, const Override& o) {
     scenario.precision = precision_shorthand(*format);
     scenario.precision.fp8_attention = to_fp8_attention;
     if (to_current) scenario.precision.fp8_scaling = Fp8Scaling::current;
+    if (to_tp_amax) scenario.precision.fp8_amax_group = Fp8AmaxGroup::tp;
     return true;
   }
   if (o.key_path != "precision.compute") return apply_override_in_memory(scenario, o);

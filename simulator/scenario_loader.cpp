@@ -665,7 +665,7 @@ std::optional<PrecisionConfig> read_precision(Reader& ctx, const YamlValue& v, b
     return shorthand(*parse_datatype(*word));
   }
   const MapReader r(ctx.sink, v.node, v.path, v.where,
-                    {"compute", "params", "grads", "optimizer", "moments", "kv_cache", "fp8_scaling",
+                    {"compute", "params", "grads", "optimizer", "moments", "kv_cache", "fp8_scaling", "fp8_amax_group",
                      "master_weights", "master_remainders", "loss_scaling", "bf16_edge_layers", "fp8_attention"});
   if (!r.is_mapping()) return std::nullopt;
   std::vector<std::string> compute_formats = {"fp32", "tf32", "fp16", "bf16", "fp8", "mxfp8", "nvfp4"};
@@ -692,6 +692,17 @@ std::optional<PrecisionConfig> read_precision(Reader& ctx, const YamlValue& v, b
   if (auto t = format("moments", state_formats)) p.moments = *t;
   if (auto t = format("kv_cache", {"fp32", "fp16", "bf16", "fp8", "int8"})) p.kv_cache = *t;
   if (auto x = r.enumeration<Fp8Scaling>("fp8_scaling")) p.fp8_scaling = *x;
+  if (auto x = r.enumeration<Fp8AmaxGroup>("fp8_amax_group")) {
+    p.fp8_amax_group = *x;
+    const auto value = r.get("fp8_amax_group");
+    if (p.compute != DataType::fp8 || p.fp8_scaling != Fp8Scaling::delayed) {
+      ctx.sink.error(value->where, value->path,
+                     "fp8_amax_group says which ranks FP8 delayed scaling reduces its amaxes over; this precision "
+                     "has none to reduce (it needs compute: fp8 with fp8_scaling: delayed; current scaling and the "
+                     "MX/NV formats take each scale from the tensor itself)",
+                     "");
+    }
+  }
   if (auto x = r.integer("bf16_edge_layers")) p.bf16_edge_layers = static_cast<int>(*x);
   if (auto x = r.boolean("master_weights")) p.master_weights = *x;
   if (auto x = r.boolean("loss_scaling")) p.loss_scaling = *x;

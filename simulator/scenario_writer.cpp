@@ -289,6 +289,7 @@ void write_precision(Writer& w, const PrecisionConfig& p) {
   if (p.moments) w.enumeration(2, "moments", *p.moments);
   w.enumeration(2, "kv_cache", p.kv_cache);
   w.enumeration(2, "fp8_scaling", p.fp8_scaling);
+  if (p.fp8_amax_group != Fp8AmaxGroup::stage) w.enumeration(2, "fp8_amax_group", p.fp8_amax_group);
   w.boolean(2, "master_weights", p.master_weights);
   w.boolean(2, "loss_scaling", p.loss_scaling);
   if (p.master_remainders) w.boolean(2, "master_remainders", p.master_remainders);

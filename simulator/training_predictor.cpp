@@ -125,6 +125,7 @@ TrainingPredictor::Groups TrainingPredictor::place_groups(const ParallelConfig& 
   g.pp_link = pipeline_neighbour_layout(par, system);
   g.gradients = par.cp > 1 ? layout_of(gradient_group_members(par), system) : g.dp;
   g.amax = par.tp * par.cp * par.dp > 1 ? layout_of(amax_group_members(par), system) : GroupLayout{};
+  g.tp_amax = par.cp > 1 ? layout_of(tp_amax_group_members(par), system) : g.tp;
   if (par.cp > 1) {
     g.cp = layout_of(ParallelDim::cp, par, system);
     // The ring runs as fast as its slowest hop: a pair that crosses NVLink domains if any does.
@@ -419,6 +420,8 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   plan.zero3_root_params.assign(static_cast<std::size_t>(virtual_stages), 0.0);
   plan.zero3_root.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
   plan.amax_forward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
+  const GroupLayout& amax_group =
+      precision.fp8_amax_group == Fp8AmaxGroup::tp ? plan.groups.tp_amax : plan.groups.amax;
   plan.amax_backward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
   plan.zero3_root_held.assign(static_cast<std::size_t>(virtual_stages), Bytes(0.0));
   for (int vs = 0; vs < virtual_stages; ++vs) {
@@ -474,11 +477,11 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
     const double fp8_layers = n - plan.edge_layers[i];
     const Bytes amax_forward = costs.amax_forward_bytes * fp8_layers + moe_costs.amax_forward_bytes * nm;
     const Bytes amax_backward = costs.amax_backward_bytes * fp8_layers + moe_costs.amax_backward_bytes * nm;
-    plan.amax_forward[i] = amax_forward.value() > 0.0 && plan.groups.amax.size > 1
-                               ? net.time(CollectiveOp::all_reduce, amax_forward, plan.groups.amax)
+    plan.amax_forward[i] = amax_forward.value() > 0.0 && amax_group.size > 1
+                               ? net.time(CollectiveOp::all_reduce, amax_forward, amax_group)
                                : Seconds(0.0);
-    plan.amax_backward[i] = amax_backward.value() > 0.0 && plan.groups.amax.size > 1
-                                ? net.time(CollectiveOp::all_reduce, amax_backward, plan.groups.amax)
+    plan.amax_backward[i] = amax_backward.value() > 0.0 && amax_group.size > 1
+                                ? net.time(CollectiveOp::all_reduce, amax_backward, amax_group)
                                 : Seconds(0.0);
     m_forward[i] += plan.amax_forward[i];
     m_backward[i] += plan.amax_backward[i];
@@ -897,7 +900,8 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   const Seconds overhead(params.step_overhead_s);
   out.step_time = ce.end + overhead;
   TimeBreakdown& b = out.time;
-  Seconds amax_exposed(0.0);  // FP8 delayed scaling's amax all-reduces, inside dp_comm_exposed
+  Seconds amax_exposed(0.0);  // FP8 delayed scaling's amax all-reduces, inside dp_comm_exposed (tp_ with tp_only_amax)
+  const bool tp_only_amax = precision.fp8_amax_group == Fp8AmaxGroup::tp;
   for (int c = 0; c < chunks; ++c) {
     const int vs = c * pp + critical;
     const double nm = plan.moe_layers[static_cast<std::size_t>(vs)];
@@ -938,9 +942,10 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     }
     if (n + nm > 0) b.dp_comm_exposed += (costs.zero3_first_gather + costs.zero3_last_reduce) * m;
     b.dp_comm_exposed += plan.zero3_root[static_cast<std::size_t>(vs)] * m;
-    // FP8 delayed scaling's amax reductions run over the stage's data-parallel (and TP, CP) ranks.
+    // FP8 delayed scaling's amax reductions: over the stage's data-parallel (and TP, CP) ranks, or
+    // with fp8_amax_group: tp over its tensor- and context-parallel ranks.
     const auto v = static_cast<std::size_t>(vs);
-    b.dp_comm_exposed += (plan.amax_forward[v] + plan.amax_backward[v]) * m;
+    (tp_only_amax ? b.tp_comm_exposed : b.dp_comm_exposed) += (plan.amax_forward[v] + plan.amax_backward[v]) * m;
     amax_exposed += (plan.amax_forward[v] + plan.amax_backward[v]) * m;
     b.offload_exposed += (plan.offload_forward + plan.offload_backward) * ((n + nm) * m);
     if (vs == 0) b.offload_exposed += plan.activation_offload.exposed() * m;
@@ -1098,9 +1103,12 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     }
   }
   if (amax_exposed.value() > 0.0) {
-    out.notes.push_back(fmt::format("FP8 delayed scaling: {:.3g} ms per step in amax all-reduces over the {} ranks of a "
-                                    "pipeline stage (one per chunk, micro-batch and pass), in data-parallel communication",
-                                    amax_exposed.value() * 1e3, plan.groups.amax.size));
+    out.notes.push_back(fmt::format(
+        "FP8 delayed scaling: {:.3g} ms per step in amax all-reduces over {} ranks, {} (one per chunk, micro-batch and "
+        "pass), in {} communication",
+        amax_exposed.value() * 1e3, (tp_only_amax ? plan.groups.tp_amax : plan.groups.amax).size,
+        tp_only_amax ? "the stage's tensor- and context-parallel ranks (fp8_amax_group: tp)" : "every rank of a pipeline stage",
+        tp_only_amax ? "tensor-parallel" : "data-parallel"));
   }
   if (!training.flash_attention) out.notes.emplace_back("unfused attention: s x s scores are materialised");
   out.notes.push_back(std::string("collectives priced by the '") + std::string(net.name()) + "' model");

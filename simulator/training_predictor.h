@@ -121,6 +121,7 @@ class TrainingPredictor {
     GroupLayout ep, etp, edp;   // expert layout
     GroupLayout cp_ring_hop;    // the slowest neighbouring pair of the CP ring
     GroupLayout amax;           // tp x cp x dp: FP8 delayed scaling's amax reduction (layer_costs.h)
+    GroupLayout tp_amax;        // tp x cp: the same under precision.fp8_amax_group: tp
   };
   struct Plan {
     int tp = 1, pp = 1, dp = 1, chunks = 1, virtual_stages = 1, microbatches = 1;

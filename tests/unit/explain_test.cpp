@@ -347,6 +347,21 @@ TEST_CASE("explain offers current scaling under FP8 delayed scaling, and the cha
     };
     CHECK(amax_note(e.base));
     CHECK_FALSE(amax_note(change->prediction));
+    // The TP-only amax group: with TP 1 and no CP the group is one rank, nothing to reduce.
+    const ExplainChange* tp_only = nullptr;
+    for (const auto* list : {&e.changes, &e.no_fit}) {
+      for (const ExplainChange& c : *list) {
+        if (c.title == "FP8 amax group: stage -> tp (tp_only_amax_red)") tp_only = &c;
+      }
+    }
+    REQUIRE(tp_only != nullptr);
+    std::vector<Override> tp_changed = overrides;
+    tp_changed.push_back(tp_only->overrides[0]);
+    const Scenario tp_again = load_scenario("llama3-8b-fp8", tp_changed);
+    CHECK(tp_again.precision.fp8_amax_group == Fp8AmaxGroup::tp);
+    CHECK(predict_training(tp_again).step_time == tp_only->prediction.step_time);
+    CHECK(tp_only->prediction.step_time < e.base.step_time);
+    CHECK_FALSE(amax_note(tp_only->prediction));
   }
   // Not offered once the scaling is current.
   const std::vector<Override> current_scaling = {{"precision", "{compute: fp8, fp8_scaling: current}"}};

@@ -13,6 +13,7 @@
 #include "model/cost_parameters.h"
 #include "model/layer_ops.h"
 #include "model/placement.h"
+#include "simulator/diagnostics.h"
 #include "simulator/layer_costs.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_predictor.h"
@@ -40,10 +41,53 @@ LayerCosts costs_of(const Scenario& sc, const CollectiveModel& net, const GroupL
 
 }  // namespace
 
-TEST_CASE("the amax reduction group is one pipeline stage's ranks: tp x cp x dp") {
+TEST_CASE("the amax reduction group is one pipeline stage's ranks: tp x cp x dp, or tp x cp alone") {
   CHECK(amax_group_members(parallel_layout(2, 2, 2)) == std::vector<int>{0, 1, 2, 3});
   CHECK(amax_group_members(parallel_layout(2, 1, 2, 2)) == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
   CHECK(amax_group_members(parallel_layout(1, 4, 1)) == std::vector<int>{0});
+  // Megatron-Core --tp-only-amax-red: the tensor- and context-parallel ranks (dp is the slowest of the three).
+  CHECK(tp_amax_group_members(parallel_layout(2, 1, 2, 2)) == std::vector<int>{0, 1, 2, 3});
+  CHECK(tp_amax_group_members(parallel_layout(2, 2, 4)) == std::vector<int>{0, 1});
+}
+
+TEST_CASE("fp8_amax_group is read under FP8 delayed scaling, written back, and refused where no amax is reduced") {
+  const Scenario tp_only = fp8_8b({{"precision", "{compute: fp8, fp8_amax_group: tp}"}});
+  CHECK(tp_only.precision.fp8_amax_group == Fp8AmaxGroup::tp);
+  CHECK(fp8_8b().precision.fp8_amax_group == Fp8AmaxGroup::stage);
+  // The writer keeps it: the written scenario loads back equal.
+  CHECK(parse_scenario(write_scenario_yaml(tp_only), "written.yaml").precision == tp_only.precision);
+  for (const char* precision : {"{compute: fp8, fp8_scaling: current, fp8_amax_group: tp}",
+                                "{compute: bf16, fp8_amax_group: stage}", "{compute: mxfp8, fp8_amax_group: tp}"}) {
+    CAPTURE(precision);
+    try {
+      (void)fp8_8b({{"precision", precision}, {"system.gpu", "b200"}});
+      FAIL("accepted fp8_amax_group without delayed scaling");
+    } catch (const InputError& e) {
+      CHECK(std::string(e.what()).find("fp8_amax_group says which ranks FP8 delayed scaling reduces") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("with fp8_amax_group: tp the amax all-reduces run on the TP group and count as tensor-parallel traffic") {
+  FixedCollectives net;
+  net.m_reduce = 2e-3;
+  TrainingPredictor predictor;
+  // TP 2 with sequence parallelism (its gathers and scatters free here), DP 4, ZeRO-1, 8 micro-batches.
+  // Delayed scaling's TP layers add no per-quantization all-reduce, so the TP row holds only the
+  // chunk's amax reductions (and the vocab-parallel loss's three all-reduces per micro-batch).
+  const std::vector<Override> base = {{"parallel.tp", "2"}, {"parallel.dp", "4"}, {"parallel.zero", "1"},
+                                      {"parallel.sequence_parallel", "true"}};
+  auto with = [&](const char* precision) {
+    std::vector<Override> o = base;
+    o.push_back({"precision", precision});
+    return predictor.predict(fp8_8b(o), net);
+  };
+  const TrainingPrediction stage = with("{compute: fp8}");
+  const TrainingPrediction tp = with("{compute: fp8, fp8_amax_group: tp}");
+  const double per_step = 8 * 2 * 2e-3;  // 8 micro-batches x (forward + backward)
+  CHECK(stage.time.dp_comm_exposed.value() == doctest::Approx(per_step));
+  CHECK(tp.time.dp_comm_exposed.value() == 0.0);
+  CHECK(tp.time.tp_comm_exposed.value() - stage.time.tp_comm_exposed.value() == doctest::Approx(per_step));
 }
 
 TEST_CASE("delayed scaling reduces three amaxes per FP8 GEMM forward and two backward") {
@@ -104,7 +148,7 @@ TEST_CASE("delayed scaling adds one exposed all-reduce per chunk, micro-batch an
   // The report says where that time sits.
   const auto names_amax = [](const TrainingPrediction& p) {
     return std::any_of(p.notes.begin(), p.notes.end(), [](const std::string& n) {
-      return n.find("FP8 delayed scaling: 16 ms per step in amax all-reduces over the 8 ranks") != std::string::npos;
+      return n.find("FP8 delayed scaling: 16 ms per step in amax all-reduces over 8 ranks, every rank of a pipeline stage") != std::string::npos;
     });
   };
   CHECK(names_amax(delayed));
