@@ -86,8 +86,9 @@ struct LayerCosts {
 //   reduced the same way once the region's backward is done. Megatron-Core opens one region per
 //   model chunk for delayed scaling (TransformerBlock.forward: the outer fp8 context, other recipes
 //   one per layer) with fp8_group = the amax reduction group, tp x cp x dp
-//   (placement.h amax_group_members). So one all-reduce per chunk, micro-batch and pass, across a
-//   pipeline stage's ranks: latency-bound (a few KB), and it grows with the nodes the group spans.
+//   (placement.h amax_group_members; tp x cp alone under --tp-only-amax-red, precision.fp8_amax_group:
+//   tp). So one all-reduce per chunk, micro-batch and pass, across a pipeline stage's ranks (the
+//   predictor picks the group): latency-bound (a few KB), and it grows with the nodes the group spans.
 //   Bytes: one FP32 amax per FP8 tensor, three per GEMM forward (input, weight, output: TE's
 //   FP8FwdTensors) and two backward (output gradient, input gradient: FP8BwdTensors), per expert
 //   for a grouped expert GEMM.
