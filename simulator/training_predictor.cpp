@@ -420,9 +420,10 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   plan.zero3_root_params.assign(static_cast<std::size_t>(virtual_stages), 0.0);
   plan.zero3_root.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
   plan.amax_forward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
-  const GroupLayout& amax_group =
-      precision.fp8_amax_group == Fp8AmaxGroup::tp ? plan.groups.tp_amax : plan.groups.amax;
   plan.amax_backward.assign(static_cast<std::size_t>(virtual_stages), Seconds(0.0));
+  plan.amax_over_tp = precision.fp8_amax_group == Fp8AmaxGroup::tp;
+  const GroupLayout& amax_group = plan.amax_over_tp ? plan.groups.tp_amax : plan.groups.amax;
+  plan.amax_ranks = amax_group.size;
   plan.zero3_root_held.assign(static_cast<std::size_t>(virtual_stages), Bytes(0.0));
   for (int vs = 0; vs < virtual_stages; ++vs) {
     const auto i = static_cast<std::size_t>(vs);
@@ -900,8 +901,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   const Seconds overhead(params.step_overhead_s);
   out.step_time = ce.end + overhead;
   TimeBreakdown& b = out.time;
-  Seconds amax_exposed(0.0);  // FP8 delayed scaling's amax all-reduces, inside dp_comm_exposed (tp_ with tp_only_amax)
-  const bool tp_only_amax = precision.fp8_amax_group == Fp8AmaxGroup::tp;
+  Seconds amax_exposed(0.0);  // FP8 delayed scaling's amax all-reduces, inside dp_ (tp_ with amax_over_tp) comm_exposed
   for (int c = 0; c < chunks; ++c) {
     const int vs = c * pp + critical;
     const double nm = plan.moe_layers[static_cast<std::size_t>(vs)];
@@ -945,8 +945,9 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     // FP8 delayed scaling's amax reductions: over the stage's data-parallel (and TP, CP) ranks, or
     // with fp8_amax_group: tp over its tensor- and context-parallel ranks.
     const auto v = static_cast<std::size_t>(vs);
-    (tp_only_amax ? b.tp_comm_exposed : b.dp_comm_exposed) += (plan.amax_forward[v] + plan.amax_backward[v]) * m;
-    amax_exposed += (plan.amax_forward[v] + plan.amax_backward[v]) * m;
+    const Seconds amax = (plan.amax_forward[v] + plan.amax_backward[v]) * m;
+    (plan.amax_over_tp ? b.tp_comm_exposed : b.dp_comm_exposed) += amax;
+    amax_exposed += amax;
     b.offload_exposed += (plan.offload_forward + plan.offload_backward) * ((n + nm) * m);
     if (vs == 0) b.offload_exposed += plan.activation_offload.exposed() * m;
     if (plan.is_first(vs)) {
@@ -1106,9 +1107,10 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     out.notes.push_back(fmt::format(
         "FP8 delayed scaling: {:.3g} ms per step in amax all-reduces over {} ranks, {} (one per chunk, micro-batch and "
         "pass), in {} communication",
-        amax_exposed.value() * 1e3, (tp_only_amax ? plan.groups.tp_amax : plan.groups.amax).size,
-        tp_only_amax ? "the stage's tensor- and context-parallel ranks (fp8_amax_group: tp)" : "every rank of a pipeline stage",
-        tp_only_amax ? "tensor-parallel" : "data-parallel"));
+        amax_exposed.value() * 1e3, plan.amax_ranks,
+        plan.amax_over_tp ? "the stage's tensor- and context-parallel ranks (fp8_amax_group: tp)"
+                          : "every rank of a pipeline stage",
+        plan.amax_over_tp ? "tensor-parallel" : "data-parallel"));
   }
   if (!training.flash_attention) out.notes.emplace_back("unfused attention: s x s scores are materialised");
   out.notes.push_back(std::string("collectives priced by the '") + std::string(net.name()) + "' model");

@@ -179,6 +179,8 @@ class TrainingPredictor {
     // of the chunk, and its backward (simulator/layer_costs.h).
     std::vector<Seconds> amax_forward;
     std::vector<Seconds> amax_backward;
+    bool amax_over_tp = false;  // precision.fp8_amax_group: tp (tensor-parallel traffic, not data-parallel)
+    int amax_ranks = 1;         // ranks of the group they run on
     // The multi-token-prediction modules (model.mtp_depth) on the last stage, all of them: one
     // micro-batch's forward and backward (own ops, block of the decoder's last layer kind, second
     // head), and their blocks' dense parameters per rank (ZeRO-3 gathers them as layer units).
