@@ -22,6 +22,17 @@ namespace {
 const std::vector<Override> kBubbly = {{"parallel.pp", "16"}, {"parallel.vpp", "1"}, {"training.micro_batch", "8"},
                                        {"parallel.recompute", "full"}};
 
+// The change titled `title` among those tried (faster or slower) and those that do not fit; null
+// when explain did not try it.
+const ExplainChange* find_change(const Explanation& e, const std::string& title) {
+  for (const auto* list : {&e.changes, &e.no_fit}) {
+    for (const ExplainChange& c : *list) {
+      if (c.title == title) return &c;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 TEST_CASE("explain names the pipeline bubble first on a bubble-bound layout, and its first change really is faster") {
@@ -105,10 +116,7 @@ parallel: {tp: 1, pp: 2, dp: 4, recompute: full, recompute_layers: 8}
   const auto find = [&](const std::string& title) {
     return std::find_if(e.changes.begin(), e.changes.end(), [&](const ExplainChange& c) { return c.title == title; });
   };
-  const auto tried = [&](const std::string& title) {
-    const auto same = [&](const ExplainChange& c) { return c.title == title; };
-    return std::any_of(e.changes.begin(), e.changes.end(), same) || std::any_of(e.no_fit.begin(), e.no_fit.end(), same);
-  };
+  const auto tried = [&](const std::string& title) { return find_change(e, title) != nullptr; };
   const auto fused = find("kernels: eager -> fused");
   REQUIRE(fused != e.changes.end());
   CHECK(fused->saved.value() > 0.0);
@@ -128,10 +136,7 @@ training: {seq_len: 4096, global_batch: 512, micro_batch: 1}
 parallel: {tp: 1, pp: 4, dp: 16, ep: 8, recompute: selective, recompute_modules: [layernorm, moe_act]}
 )", "modules.yaml");
   const Explanation e = explain_training(sc);
-  const auto tried = [&](const std::string& title) {
-    const auto same = [&](const ExplainChange& c) { return c.title == title; };
-    return std::any_of(e.changes.begin(), e.changes.end(), same) || std::any_of(e.no_fit.begin(), e.no_fit.end(), same);
-  };
+  const auto tried = [&](const std::string& title) { return find_change(e, title) != nullptr; };
   std::string titles;
   for (const ExplainChange& c : e.changes) titles += c.title + "; ";
   for (const ExplainChange& c : e.no_fit) titles += c.title + "; ";
@@ -281,12 +286,7 @@ TEST_CASE("explain offers FP8 attention under FP8 training, and the change as a 
                   std::string("precision.fp8_attention")}}) {
     CAPTURE(key);
     const Explanation e = explain_training(load_scenario("llama3-70b-h100", overrides), quick);
-    const ExplainChange* change = nullptr;
-    for (const auto* list : {&e.changes, &e.no_fit}) {
-      for (const ExplainChange& c : *list) {
-        if (c.title == "FP8 attention (fp8_attention)") change = &c;
-      }
-    }
+    const ExplainChange* change = find_change(e, "FP8 attention (fp8_attention)");
     REQUIRE(change != nullptr);
     REQUIRE(change->overrides.size() == 1);
     CHECK(change->overrides[0].key_path == key);
@@ -325,12 +325,7 @@ TEST_CASE("explain offers current scaling under FP8 delayed scaling, and the cha
                   std::string("precision.fp8_scaling")}}) {
     CAPTURE(key);
     const Explanation e = explain_training(load_scenario("llama3-8b-fp8", overrides), quick);
-    const ExplainChange* change = nullptr;
-    for (const auto* list : {&e.changes, &e.no_fit}) {
-      for (const ExplainChange& c : *list) {
-        if (c.title == "FP8 scaling: delayed -> current") change = &c;
-      }
-    }
+    const ExplainChange* change = find_change(e, "FP8 scaling: delayed -> current");
     REQUIRE(change != nullptr);
     REQUIRE(change->overrides.size() == 1);
     CHECK(change->overrides[0].key_path == key);
@@ -348,12 +343,7 @@ TEST_CASE("explain offers current scaling under FP8 delayed scaling, and the cha
     CHECK(amax_note(e.base));
     CHECK_FALSE(amax_note(change->prediction));
     // The TP-only amax group: with TP 1 and no CP the group is one rank, nothing to reduce.
-    const ExplainChange* tp_only = nullptr;
-    for (const auto* list : {&e.changes, &e.no_fit}) {
-      for (const ExplainChange& c : *list) {
-        if (c.title == "FP8 amax group: stage -> tp (tp_only_amax_red)") tp_only = &c;
-      }
-    }
+    const ExplainChange* tp_only = find_change(e, "FP8 amax group: stage -> tp (tp_only_amax_red)");
     REQUIRE(tp_only != nullptr);
     std::vector<Override> tp_changed = overrides;
     tp_changed.push_back(tp_only->overrides[0]);
@@ -427,19 +417,11 @@ TEST_CASE("explain offers activation offloading only where Megatron-Core runs it
   const Scenario sc = load_scenario("scenarios/examples/llama3-70b-activation-offload.yaml");
   const Explanation e = explain_training(sc, options);
   REQUIRE_FALSE(e.base.fits);
-  const auto find = [&](const std::string& title) -> const ExplainChange* {
-    for (const auto* list : {&e.changes, &e.no_fit}) {
-      for (const ExplainChange& c : *list) {
-        if (c.title == title) return &c;
-      }
-    }
-    return nullptr;
-  };
-  const ExplainChange* more = find("activation offload: 40 -> 60 of 80 layers");
+  const ExplainChange* more = find_change(e, "activation offload: 40 -> 60 of 80 layers");
   REQUIRE(more != nullptr);
-  CHECK(find("activation offload: 40 -> 20 of 80 layers") != nullptr);
-  CHECK(find("activation offload: 40 -> 0 of 80 layers") != nullptr);
-  CHECK(find("activation offload: 40 -> 40 of 80 layers") == nullptr);
+  CHECK(find_change(e, "activation offload: 40 -> 20 of 80 layers") != nullptr);
+  CHECK(find_change(e, "activation offload: 40 -> 0 of 80 layers") != nullptr);
+  CHECK(find_change(e, "activation offload: 40 -> 40 of 80 layers") == nullptr);
   // Offloading 20 more layers moves their activations off the GPU: it fits, and the peak drops.
   CHECK(more->fits);
   CHECK(more->prediction.memory.peak < e.base.memory.peak);
@@ -479,22 +461,14 @@ precision: {compute: bf16, params: fp32, grads: fp32, optimizer: fp32, master_we
   const Scenario sc = parse_scenario(dense, "dense.yaml");
   const Explanation e = explain_training(sc, options);
   REQUIRE_FALSE(e.base.fits);
-  const auto find = [](const Explanation& x, const std::string& title) -> const ExplainChange* {
-    for (const auto* list : {&x.changes, &x.no_fit}) {
-      for (const ExplainChange& c : *list) {
-        if (c.title == title) return &c;
-      }
-    }
-    return nullptr;
-  };
-  const ExplainChange* per_op = find(e, "recompute: none -> selective_op");
+  const ExplainChange* per_op = find_change(e, "recompute: none -> selective_op");
   REQUIRE(per_op != nullptr);
   CHECK(per_op->why ==
         "torchtitan's per-op selective checkpointing: keeps every other GEMM output and attention, replays the rest");
   CHECK(per_op->fits);
   CHECK(per_op->prediction.memory.peak < e.base.memory.peak);
   // More work than none (it replays wk, wo, w3 and the non-GEMM ops), less than full recomputation.
-  const ExplainChange* full = find(e, "recompute: none -> full");
+  const ExplainChange* full = find_change(e, "recompute: none -> full");
   REQUIRE(full != nullptr);
   CHECK(per_op->prediction.step_time > e.base.step_time);
   CHECK(per_op->prediction.step_time < full->prediction.step_time);
