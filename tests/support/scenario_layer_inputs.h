@@ -5,8 +5,8 @@
 // defaults for the test to set.
 
 #include "model/cost_parameters.h"
-#include "simulator/layer_costs.h"
 #include "model/scenario.h"
+#include "simulator/layer_costs.h"
 
 namespace stepcast::test {
 

@@ -1,8 +1,9 @@
 // Transformer Engine's amax reductions (simulator/layer_costs.h): delayed scaling's all-reduce of a
 // chunk's amaxes over the stage's tp x cp x dp ranks, once per chunk, micro-batch and pass; current
 // scaling's (and NVFP4's) 4-byte TP all-reduce before each quantized sequence-parallel all-gather.
-// Each case prices the collectives with fixed times (all-reduces only; the rest free), so the arithmetic is checked exactly and fails
-// if a reduction is dropped, doubled or charged to the wrong recipe.
+// Each case prices the collectives with fixed times (all-reduces only; the rest free), so the
+// arithmetic is checked exactly and fails if a reduction is dropped, doubled or charged to the
+// wrong recipe.
 
 #include <doctest/doctest.h>
 
