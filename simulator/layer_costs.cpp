@@ -56,8 +56,7 @@ Seconds userbuffers_exposed(const KernelPass& pass, std::string_view name, Secon
   return slowdown + overlapped(comm, slowed, in, userbuffers_gemm_chunks(cfg, tp));
 }
 
-}  // namespace
-
+// The amax bytes one layer adds to its chunk's delayed-scaling reduction (layer_costs.h).
 Bytes fp8_delayed_amax_bytes(const OpList& forward_ops, bool forward) {
   // FP32 amaxes per FP8 GEMM (layer_costs.h): input, weight, output forward; the two gradients backward.
   const double per_gemm = forward ? 3.0 : 2.0;
@@ -68,10 +67,13 @@ Bytes fp8_delayed_amax_bytes(const OpList& forward_ops, bool forward) {
   return Bytes(gemms * per_gemm * 4.0);
 }
 
+// Whether the layer's quantizers all-reduce their amax over TP before a sequence-parallel gather.
 bool reduces_amax_over_tp(const LayerShape& shape) {
   const bool per_tensor_current = shape.compute == DataType::fp8 && shape.fp8_scaling == Fp8Scaling::current;
   return shape.tp > 1 && shape.sequence_parallel && (per_tensor_current || shape.compute == DataType::nvfp4);
 }
+
+}  // namespace
 
 LayerCosts layer_costs(const LayerCostInputs& in) {
   const LayerShape& s = *in.shape;

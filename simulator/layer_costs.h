@@ -28,7 +28,6 @@
 #include "model/cost_parameters.h"
 #include "model/hardware.h"
 #include "model/layer_shape.h"
-#include "model/op.h"
 #include "model/parallel.h"
 #include "model/units.h"
 
@@ -71,7 +70,7 @@ struct LayerCosts {
   Seconds zero3_first_gather;
   Seconds zero3_last_reduce;
   // FP8 delayed scaling: the amaxes one layer adds to its chunk's reduction, forward and backward
-  // (fp8_delayed_amax_bytes); the predictor sums them over a chunk's layers and prices one
+  // (the amax comment below); the predictor sums them over a chunk's layers and prices one
   // all-reduce per pass (fp8_amax_reduction). Zero for any other format or recipe.
   Bytes amax_forward_bytes;
   Bytes amax_backward_bytes;
@@ -100,8 +99,6 @@ struct LayerCosts {
 //   sequence_parallel). One 4-byte all-reduce per such tensor, in the stream before the overlapped
 //   all-gather can start: two per block forward (QKV and FC1 inputs), two backward (the projection's
 //   and FC2's output gradients), priced in tp_exposed. MXFP8's block scales need no reduction.
-Bytes fp8_delayed_amax_bytes(const OpList& forward_ops, bool forward);
-bool reduces_amax_over_tp(const LayerShape& shape);
 
 struct LayerCostInputs {
   const LayerShape* shape = nullptr;
