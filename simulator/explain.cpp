@@ -337,33 +337,29 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
         {{shorthand ? "precision" : "precision.compute", "fp8"}});
   }
   // FP8 attention under FP8 training, where cuDNN's FP8 SDPA is measured (model/op_time.h
-  // flash_fp8_speedup). A one-word precision becomes the mapping that keeps its word.
+  // flash_fp8_speedup). `--set precision.KEY=...` turns a one-word precision into the mapping that
+  // keeps its word (scenario_loader.cpp precision_mapping_of), so these edits name the key alone.
   const GpuArchitecture arch = sc.system.gpu.architecture;
   if (is_quantized_training_format(sc.precision.compute) && !sc.precision.fp8_attention && t.flash_attention &&
       t.attention_kernel == AttentionKernel::best && (arch == GpuArchitecture::hopper || arch == GpuArchitecture::blackwell)) {
-    const bool shorthand = sc.precision == precision_shorthand(sc.precision.compute);
     add("FP8 attention (fp8_attention)", "Transformer Engine's FP8 dot-product attention runs cuDNN's FP8 fused kernel",
-        {shorthand ? Override{"precision", fmt::format("{{compute: {}, fp8_attention: true}}", to_string(sc.precision.compute))}
-                   : Override{"precision.fp8_attention", "true"}});
+        {{"precision.fp8_attention", "true"}});
   }
   // Per-tensor FP8 with delayed scaling: current scaling drops the amax history and the per-chunk
   // amax all-reduce over the stage's ranks (simulator/layer_costs.h), for an amax pass before each
   // cast (model/layer_ops.h). The other way is not offered: some recompute modules need current
   // scaling (scenario_checks.cpp).
   if (sc.precision.compute == DataType::fp8 && sc.precision.fp8_scaling == Fp8Scaling::delayed) {
-    const bool shorthand = sc.precision == precision_shorthand(sc.precision.compute);
     add("FP8 scaling: delayed -> current",
         "each tensor scaled by its own amax (Transformer Engine Float8CurrentScaling): no amax all-reduce over the "
         "stage's ranks per chunk and pass, one more read of each tensor before its cast",
-        {shorthand ? Override{"precision", "{compute: fp8, fp8_scaling: current}"}
-                   : Override{"precision.fp8_scaling", "current"}});
+        {{"precision.fp8_scaling", "current"}});
     // The same recipe with its amax reduced over the tensor- and context-parallel ranks alone.
     if (sc.precision.fp8_amax_group == Fp8AmaxGroup::stage && p.dp > 1) {
       add("FP8 amax group: stage -> tp (tp_only_amax_red)",
           "delayed scaling's per-chunk amax all-reduce over the TP and CP ranks only, not every rank of the stage "
           "(Megatron-Core --tp-only-amax-red)",
-          {shorthand ? Override{"precision", "{compute: fp8, fp8_amax_group: tp}"}
-                     : Override{"precision.fp8_amax_group", "tp"}});
+          {{"precision.fp8_amax_group", "tp"}});
     }
   }
   return out;
@@ -515,9 +511,9 @@ std::string bottleneck_words(const std::string& key, const Scenario& sc, const T
                      100.0 * p.mfu);
 }
 
-// An explain edit in memory: precision.compute sets the GEMM format alone (the loader's mapping
-// key, which `--set precision.compute=...` reaches when the scenario's precision is a mapping);
-// every other key takes the sweep's in-memory path.
+// An explain edit in memory: precision.compute sets the GEMM format alone (the edit for a
+// precision mapping; a one-word precision is edited as `precision`, the word); every other key
+// takes the sweep's in-memory path.
 bool apply_edit(Scenario& scenario, const Override& o) {
   if (o.key_path == "precision.fp8_attention") {
     scenario.precision.fp8_attention = o.value == "true";
@@ -529,23 +525,6 @@ bool apply_edit(Scenario& scenario, const Override& o) {
   }
   if (o.key_path == "precision.fp8_amax_group") {
     scenario.precision.fp8_amax_group = o.value == "tp" ? Fp8AmaxGroup::tp : Fp8AmaxGroup::stage;
-    return true;
-  }
-  // precision={compute: W, fp8_attention: true} or {compute: W, fp8_scaling: current}: those changes
-  // on a one-word precision W.
-  const bool to_fp8_attention = o.value.find("fp8_attention: true") != std::string::npos;
-  const bool to_current = o.value.find("fp8_scaling: current") != std::string::npos;
-  const bool to_tp_amax = o.value.find("fp8_amax_group: tp") != std::string::npos;
-  if (o.key_path == "precision" && (to_fp8_attention || to_current || to_tp_amax)) {
-    const std::size_t at = o.value.find("compute: ");
-    const std::size_t end = o.value.find(',', at);
-    if (at == std::string::npos || end == std::string::npos) return false;
-    const auto format = parse_datatype(o.value.substr(at + 9, end - at - 9));
-    if (!format) return false;
-    scenario.precision = precision_shorthand(*format);
-    scenario.precision.fp8_attention = to_fp8_attention;
-    if (to_current) scenario.precision.fp8_scaling = Fp8Scaling::current;
-    if (to_tp_amax) scenario.precision.fp8_amax_group = Fp8AmaxGroup::tp;
     return true;
   }
   if (o.key_path != "precision.compute") return apply_override_in_memory(scenario, o);

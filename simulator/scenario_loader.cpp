@@ -42,6 +42,23 @@ std::string override_label(const Override& o) { return "--set " + o.key_path + "
 // Keys whose value may be a catalog name that an override turns into {preset: name, ...}.
 bool is_preset_key(const std::string& key) { return key == "model" || key == "gpu" || key == "network"; }
 
+// The mapping a one-word precision stands for, so that `--set precision.KEY=...` can refine it:
+// the loader reads {compute: W} as the word W (read_precision: both are precision_shorthand(W),
+// or inference_shorthand(W) in an inference scenario), except int4, weight-only quantization
+// with 16-bit compute, which only the word names: {compute: bf16, params: int4} is what
+// inference_shorthand(int4) reads. A word that is no format stays the compute format's value and
+// is refused there, as it would have been.
+YAML::Node precision_mapping_of(const YAML::Node& word) {
+  YAML::Node mapping(YAML::NodeType::Map);
+  if (word.Scalar() == "int4") {
+    mapping["compute"] = "bf16";
+    mapping["params"] = "int4";
+  } else {
+    mapping["compute"] = word;
+  }
+  return mapping;
+}
+
 // Finds `key` in `map` without creating it (yaml-cpp's non-const operator[] would); binds `out`.
 bool find_child(const YAML::Node& map, const std::string& key, YAML::Node& out) {
   for (auto it = map.begin(); it != map.end(); ++it) {
@@ -97,6 +114,14 @@ void apply_override(YAML::Node& root, const Override& o, DiagnosticSink& sink) {
       node.remove(key);
       YAML::Node mapping(YAML::NodeType::Map);
       mapping["preset"] = child;
+      node[key] = mapping;
+      node.reset(mapping);
+      continue;
+    }
+    if (child.IsScalar() && path == "precision") {
+      // `precision: fp8` with --set precision.fp8_attention=true becomes {compute: fp8, fp8_attention: true}.
+      YAML::Node mapping = precision_mapping_of(child);
+      node.remove(key);
       node[key] = mapping;
       node.reset(mapping);
       continue;

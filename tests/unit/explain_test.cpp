@@ -279,17 +279,17 @@ TEST_CASE("explain's FP8 alternative changes only the compute format and keeps a
 TEST_CASE("explain offers FP8 attention under FP8 training, and the change as a user runs it is the prediction shown") {
   ExplainOptions quick;
   quick.sensitivity = false;
-  // A one-word precision (fp8) becomes the mapping that keeps the word; a mapping gets the one key.
-  for (const auto& [overrides, key] :
-       {std::pair{std::vector<Override>{{"system", "{preset: dgx-b200, gpus: 64}"}, {"precision", "fp8"}}, std::string("precision")},
-        std::pair{std::vector<Override>{{"system", "{preset: dgx-b200, gpus: 64}"}, {"precision", "{compute: fp8, grads: bf16}"}},
-                  std::string("precision.fp8_attention")}}) {
-    CAPTURE(key);
+  // A one-word precision (fp8) and a mapping both get the one key: the loader reads the word as
+  // {compute: fp8} when a key inside it is set.
+  for (const auto& overrides :
+       {std::vector<Override>{{"system", "{preset: dgx-b200, gpus: 64}"}, {"precision", "fp8"}},
+        std::vector<Override>{{"system", "{preset: dgx-b200, gpus: 64}"}, {"precision", "{compute: fp8, grads: bf16}"}}}) {
+    CAPTURE(overrides.back().value);
     const Explanation e = explain_training(load_scenario("llama3-70b-h100", overrides), quick);
     const ExplainChange* change = find_change(e, "FP8 attention (fp8_attention)");
     REQUIRE(change != nullptr);
     REQUIRE(change->overrides.size() == 1);
-    CHECK(change->overrides[0].key_path == key);
+    CHECK(change->overrides[0].key_path == "precision.fp8_attention");
     std::vector<Override> changed = overrides;
     changed.push_back(change->overrides[0]);
     const Scenario again = load_scenario("llama3-70b-h100", changed);
@@ -317,18 +317,17 @@ TEST_CASE("explain offers current scaling under FP8 delayed scaling, and the cha
   ExplainOptions quick;
   quick.sensitivity = false;
   // 64 H100s, DP 64: delayed scaling all-reduces each chunk's amaxes over 64 ranks on 8 nodes.
-  for (const auto& [overrides, key] :
-       {std::pair{std::vector<Override>{{"system.gpus", "64"}, {"parallel.dp", "64"}, {"training.global_batch", "128"}},
-                  std::string("precision")},
-        std::pair{std::vector<Override>{{"system.gpus", "64"}, {"parallel.dp", "64"}, {"training.global_batch", "128"},
-                                        {"precision", "{compute: fp8, grads: bf16}"}},
-                  std::string("precision.fp8_scaling")}}) {
-    CAPTURE(key);
+  // llama3-8b-fp8's one-word precision and a mapping both get the one key.
+  for (const auto& overrides :
+       {std::vector<Override>{{"system.gpus", "64"}, {"parallel.dp", "64"}, {"training.global_batch", "128"}},
+        std::vector<Override>{{"system.gpus", "64"}, {"parallel.dp", "64"}, {"training.global_batch", "128"},
+                              {"precision", "{compute: fp8, grads: bf16}"}}}) {
+    CAPTURE(overrides.back().value);
     const Explanation e = explain_training(load_scenario("llama3-8b-fp8", overrides), quick);
     const ExplainChange* change = find_change(e, "FP8 scaling: delayed -> current");
     REQUIRE(change != nullptr);
     REQUIRE(change->overrides.size() == 1);
-    CHECK(change->overrides[0].key_path == key);
+    CHECK(change->overrides[0].key_path == "precision.fp8_scaling");
     std::vector<Override> changed = overrides;
     changed.push_back(change->overrides[0]);
     const Scenario again = load_scenario("llama3-8b-fp8", changed);
@@ -345,6 +344,8 @@ TEST_CASE("explain offers current scaling under FP8 delayed scaling, and the cha
     // The TP-only amax group: with TP 1 and no CP the group is one rank, nothing to reduce.
     const ExplainChange* tp_only = find_change(e, "FP8 amax group: stage -> tp (tp_only_amax_red)");
     REQUIRE(tp_only != nullptr);
+    REQUIRE(tp_only->overrides.size() == 1);
+    CHECK(tp_only->overrides[0].key_path == "precision.fp8_amax_group");
     std::vector<Override> tp_changed = overrides;
     tp_changed.push_back(tp_only->overrides[0]);
     const Scenario tp_again = load_scenario("llama3-8b-fp8", tp_changed);

@@ -280,6 +280,49 @@ TEST_CASE("--set overrides change the document before it is checked") {
   CHECK(n.parallel.zero == 3);
 }
 
+TEST_CASE("--set precision.KEY refines a one-word precision as the mapping the word stands for") {
+  const auto with_precision = [](const std::string& precision, const std::string& section) {
+    return std::string("schema_version: 1\nmodel: llama3-8b\nsystem: {gpu: h100-sxm-80gb, gpus: 8}\n") + section +
+           "\nprecision: " + precision + "\n";
+  };
+  const std::string training = "training: {seq_len: 4096, global_batch: 64, micro_batch: 1}";
+  const std::string inference = "inference: {mode: static, batch: 1, input_len: 512, output_len: 64}";
+  const auto has = [](const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; };
+  // Each word with one key set reads as the word with that key changed, nothing else.
+  for (const char* word : {"fp32", "tf32", "fp16", "bf16", "fp8"}) {
+    CAPTURE(word);
+    const Scenario plain = parse_scenario(with_precision(word, training), "t.yaml");
+    const Scenario edited =
+        parse_scenario(with_precision(word, training), "t.yaml",
+                       std::vector<Override>{parse_override("precision.optimizer=bf16")});
+    PrecisionConfig expected = plain.precision;
+    expected.optimizer = DataType::bf16;
+    CHECK(edited.precision == expected);
+  }
+  const Scenario fp8 = parse_scenario(with_precision("fp8", training), "t.yaml",
+                                      std::vector<Override>{parse_override("precision.fp8_attention=true"),
+                                                            parse_override("precision.fp8_scaling=current")});
+  CHECK(fp8.precision.compute == DataType::fp8);
+  CHECK(fp8.precision.fp8_attention);
+  CHECK(fp8.precision.fp8_scaling == Fp8Scaling::current);
+  // Inference words, int4 among them (weight-only: BF16 compute, INT4 weights), keep their meaning.
+  for (const char* word : {"bf16", "fp8", "int8", "int4"}) {
+    CAPTURE(word);
+    const Scenario plain = parse_scenario(with_precision(word, inference), "i.yaml");
+    const Scenario edited =
+        parse_scenario(with_precision(word, inference), "i.yaml",
+                       std::vector<Override>{parse_override("precision.kv_cache=fp8")});
+    PrecisionConfig expected = plain.precision;
+    expected.kv_cache = DataType::fp8;
+    CHECK(edited.precision == expected);
+  }
+  // A word that is no format is still refused, now as the compute format it stands for.
+  CHECK(has(errors_of(with_precision("fp9", training), {parse_override("precision.fp8_attention=true")}),
+            "precision.compute"));
+  // A key the mapping does not know is refused by name.
+  CHECK(has(errors_of(with_precision("bf16", training), {parse_override("precision.format=fp8")}), "format"));
+}
+
 TEST_CASE("override errors name the override") {
   CHECK(errors_of(kSmallTraining, {parse_override("parallel.tp=5")}) ==
         "--set parallel.tp=5: error: parallel.tp: system.gpus (8) is not divisible by tp*pp*cp = 5*1*1 = 5, so dp = "
