@@ -22,6 +22,8 @@ double fp8_weight_copy_bytes(const PrecisionConfig& precision, bool fp8_transpos
   const bool transpose = precision.compute != DataType::fp8 || fp8_transposes;
   const double transpose_bytes = transpose ? kFp8TransposeBytesPerParameter : 0.0;
   if (precision.params == DataType::fp8) return transpose_bytes;  // the weights are FP8
+  // MXFP8 weights are the row-wise copy; the column-wise one with its scales is the rest.
+  if (precision.params == DataType::mxfp8) return bytes_per_element(DataType::mxfp8);
   switch (precision.compute) {
     case DataType::mxfp8:
       return 2.0 * bytes_per_element(DataType::mxfp8);  // row- and column-wise copies, with scales

@@ -48,7 +48,8 @@ BytesPerParameter bytes_per_parameter(const PrecisionConfig& precision, bool fp8
 // every GPU (MXFP8Quantizer::create_tensor allocates the row-wise data for rowwise_usage and the
 // column-wise for columnwise_usage, with no GPU condition). With FP8 parameters (`params: fp8`,
 // Megatron's --fp8-param-gather) the weights are the FP8 copy; only the transpose is added
-// (nothing on Blackwell).
+// (nothing on Blackwell). With MXFP8 parameters (`params: mxfp8`) the weights are the row-wise
+// MXFP8 copy and the column-wise one is added: 2 x (1 + 1/32) bytes, no BF16 copy.
 inline constexpr double kFp8TransposeBytesPerParameter = 1.0;
 // Bytes per parameter of an FP32 master copy stored as remainders: FP32's 4 bytes less the 2 the
 // BF16 weight already holds (Megatron-Core OptimizerConfig.store_param_remainders).

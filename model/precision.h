@@ -23,7 +23,11 @@ enum class Fp8AmaxGroup { stage, tp };
 
 struct PrecisionConfig {
   DataType compute = DataType::bf16;    // GEMM input format
-  DataType params = DataType::bf16;     // stored weights used by forward/backward
+  // Stored weights used by forward/backward. Under MXFP8 compute, `mxfp8` keeps them as MXFP8
+  // tensors (a row-wise and a column-wise copy with their block scales) and no BF16 copy:
+  // Megatron-Core's --fp8-param-gather with --reuse-grad-buf-for-mxfp8-param-ag, which
+  // Megatron-Bridge's bf16_with_mxfp8_mixed sets (distributed_optimizer_gather() below).
+  DataType params = DataType::bf16;
   DataType grads = DataType::fp32;      // gradient accumulation and reduction
   DataType optimizer = DataType::fp32;  // master weights and Adam moments
   DataType kv_cache = DataType::bf16;   // inference KV cache
@@ -69,6 +73,16 @@ struct PrecisionConfig {
     if (compute == DataType::bf16 || compute == DataType::fp16) return compute;
     if (is_quantized_training_format(compute)) return DataType::bf16;
     return params;
+  }
+  // The format the distributed optimizer (ZeRO 1 and 2) all-gathers the updated weights in: as
+  // stored, except MXFP8 weights, which Megatron-Core gathers in BF16 into the gradient buffer and
+  // each rank then quantizes (--reuse-grad-buf-for-mxfp8-param-ag: "BF16 parameters" fill the
+  // buffer for the all-gather, which is zeroed for the gradients after it; megatron/core/
+  // distributed/param_and_grad_buffer.py). Megatron-Core warns that MXFP8 without it and
+  // --fp8-param-gather "will use significant amount additional GPU memory"
+  // (megatron/core/optimizer/optimizer_config.py __post_init__).
+  [[nodiscard]] constexpr DataType distributed_optimizer_gather() const {
+    return params == DataType::mxfp8 ? DataType::bf16 : params;
   }
   bool operator==(const PrecisionConfig&) const = default;
 };

@@ -117,8 +117,14 @@ One rule per field, the same for every row (never tuned per row):
                FP8 also scales each tile from the current tensor); BF16 -> bf16. Current scaling
                keeps FP8 primary weights (params: fp8): Megatron-Bridge's
                bf16_with_fp8_current_scaling_mixed sets fp8_param_gather = True
-               (src/megatron/bridge/training/mixed_precision.py); MXFP8 keeps BF16 weights, since
-               its fp8_param_gather differs between the versions stored (False, later True).
+               (src/megatron/bridge/training/mixed_precision.py). MXFP8 keeps MXFP8 primary
+               weights (params: mxfp8): bf16_with_mxfp8_mixed sets fp8_param_gather = True and
+               reuse_grad_buf_for_mxfp8_param_ag = True in every stored version that spells the
+               recipe fp8 = "e4m3" (NVIDIA-NeMo/Megatron-Bridge @05097809, basetenlabs @c3a49348);
+               the versions with fp8_param_gather = False spell it "hybrid" and predate the
+               feature, which CHANGELOG.md lists under 0.1.0rc3, the 25.09 release ("MXFP8:
+               Parameter all-gather overlap with computation while the communication buffer
+               sharing with reduce-scatter"), so every Megatron-Bridge table (25.09 on) ran it.
                Megatron-Bridge rows reduce gradients in BF16 (grads: bf16): the performance
                scripts' common configs of every family in the set set grad_reduce_in_fp32 = False
                (configs/qwen/qwen3_llm_pretrain.py set_qwen3_common_configs @05c0c90fbbf6,
@@ -135,8 +141,10 @@ One rule per field, the same for every row (never tuned per row):
                scripts/performance/dryrun_configs/deepseek/deepseek_v3_pretrain_gb200_nvfp4_v1.yaml
                @a9497c6b1cad, with store_param_remainders: true). With BF16 weights the FP32
                master is then kept as its 16-bit remainder (master_remainders: true;
-               Megatron-Core OptimizerConfig.store_param_remainders, default True); FP8 weights
-               keep the full FP32 master.
+               Megatron-Core OptimizerConfig.store_param_remainders, default True); FP8 and MXFP8
+               weights keep the full FP32 master (Megatron-Core's OptimizerConfig takes the
+               precision-aware path that holds remainders, use_precision_aware_optimizer_no_fp8_or_ds_fp8,
+               only without FP8 or with delayed scaling, for FP32 main params).
   routing      force-balanced (the MoE rows' notes): load_imbalance 1, dropless.
   loss         training.cross_entropy_fusion for Megatron-Bridge rows, from what the row's model
                provider and pretraining recipe set (Megatron-Core runs TE's cross-entropy for
@@ -356,7 +364,7 @@ def precision(row):
     if not row["id"].startswith("mbridge"):
         return "fp8" if p.startswith("FP8") else "bf16"
     if p.startswith("FP8-MX"):
-        keys = ["compute: mxfp8"]
+        keys = ["compute: mxfp8", "params: mxfp8"]
     elif p.startswith("FP8-CS") or (p.startswith("FP8") and "H100" in row["gpu_type"]):
         keys = ["compute: fp8", "fp8_scaling: current", "params: fp8"]
     elif p.startswith("FP8"):
@@ -366,7 +374,7 @@ def precision(row):
     keys.append("grads: bf16")
     if model_key(row) == "deepseek-v3":
         keys.append("moments: bf16")
-        if "params: fp8" not in keys:
+        if not any(k.startswith("params:") for k in keys):
             keys.append("master_remainders: true")
     return "{" + ", ".join(keys) + "}"
 

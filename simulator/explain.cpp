@@ -345,6 +345,16 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
     add("FP8 attention (fp8_attention)", "Transformer Engine's FP8 dot-product attention runs cuDNN's FP8 fused kernel",
         {{"precision.fp8_attention", "true"}});
   }
+  // MXFP8 weights in place of BF16 ones (Megatron-Core --fp8-param-gather with
+  // --reuse-grad-buf-for-mxfp8-param-ag): 2 bytes a parameter less, the same BF16 parameter
+  // all-gather (PrecisionConfig::distributed_optimizer_gather), so it matters where memory binds.
+  if (sc.precision.compute == DataType::mxfp8 && sc.precision.params == DataType::bf16 && p.zero <= 2 &&
+      p.offload != Offload::optimizer_and_params && !sc.precision.master_remainders) {
+    add("MXFP8 weights (params: mxfp8)",
+        "weights kept as their MXFP8 row- and column-wise copies, no BF16 copy (Megatron-Core --fp8-param-gather "
+        "with --reuse-grad-buf-for-mxfp8-param-ag)",
+        {{"precision.params", "mxfp8"}});
+  }
   // Per-tensor FP8 with delayed scaling: current scaling drops the amax history and the per-chunk
   // amax all-reduce over the stage's ranks (simulator/layer_costs.h), for an amax pass before each
   // cast (model/layer_ops.h). The other way is not offered: some recompute modules need current
@@ -521,6 +531,10 @@ bool apply_edit(Scenario& scenario, const Override& o) {
   }
   if (o.key_path == "precision.fp8_scaling") {
     scenario.precision.fp8_scaling = o.value == "current" ? Fp8Scaling::current : Fp8Scaling::delayed;
+    return true;
+  }
+  if (o.key_path == "precision.params" && o.value == "mxfp8") {
+    scenario.precision.params = DataType::mxfp8;
     return true;
   }
   if (o.key_path == "precision.fp8_amax_group") {

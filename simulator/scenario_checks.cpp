@@ -499,6 +499,22 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
     if (!why.empty()) sink.error_at("precision.fp8_attention", "fp8_attention " + why);
   }
 
+  // --- MXFP8 weights against the layout: the distributed optimizer's path only ---------------------
+  // params: mxfp8 is Megatron-Core's --fp8-param-gather with --reuse-grad-buf-for-mxfp8-param-ag
+  // (PrecisionConfig::distributed_optimizer_gather): the weights of ZeRO 1/2 ranks. How Megatron-FSDP
+  // or host offload would hold and move MXFP8 weights is not modelled.
+  if (state.precision_read && state.parallel_read && s.is_training() && s.precision.params == DataType::mxfp8 &&
+      ok({"precision.params", "precision", "parallel.zero", "parallel.offload"})) {
+    if (p.zero >= 3) {
+      sink.error_at("parallel.zero", "params: mxfp8 is modelled for the distributed optimizer (zero 1 or 2), whose "
+                                     "BF16 parameter all-gather fills the gradient buffer; ZeRO-3/FSDP with MXFP8 "
+                                     "weights is not (use params: bf16)");
+    } else if (p.offload == Offload::optimizer_and_params) {
+      sink.error_at("parallel.offload", "params: mxfp8 with the weights offloaded to the host is not modelled "
+                                        "(use offload: optimizer, or params: bf16)");
+    }
+  }
+
   // --- Precision against the GPU ---------------------------------------------------------------
   if (state.precision_read && state.system_read && ok({"precision", "system.gpu", "system.power_mode"}) &&
       !sys.gpu.supports(s.precision.compute)) {

@@ -708,10 +708,19 @@ std::optional<PrecisionConfig> read_precision(Reader& ctx, const YamlValue& v, b
     r.missing("compute", "the GEMM input format, e.g. bf16");
   }
   const std::vector<std::string> weight_formats =
-      training ? std::vector<std::string>{"fp32", "fp16", "bf16", "fp8"}
+      training ? std::vector<std::string>{"fp32", "fp16", "bf16", "fp8", "mxfp8"}
                : std::vector<std::string>{"fp32", "fp16", "bf16", "fp8", "int8", "int4", "mxfp8", "nvfp4"};
   const std::vector<std::string> state_formats = {"fp32", "fp16", "bf16"};
-  if (auto t = format("params", weight_formats)) p.params = *t;
+  if (auto t = format("params", weight_formats)) {
+    p.params = *t;
+    if (training && p.params == DataType::mxfp8 && p.compute != DataType::mxfp8) {
+      const auto value = r.get("params");
+      ctx.sink.error(value->where, value->path,
+                     "params: mxfp8 keeps the weights as MXFP8 tensors for MXFP8 GEMMs; it needs compute: mxfp8, not " +
+                         std::string(to_string(p.compute)),
+                     "");
+    }
+  }
   if (auto t = format("grads", state_formats)) p.grads = *t;
   if (auto t = format("optimizer", state_formats)) p.optimizer = *t;
   if (auto t = format("moments", state_formats)) p.moments = *t;

@@ -252,6 +252,7 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
   plan.moe_layer_dense_params = plan.has_moe ? moe_layer.dense : 0.0;
   plan.moe_layer_expert_params = plan.has_moe ? moe_layer.experts : 0.0;
   plan.weight_bytes = bytes_per_element(precision.params);
+  plan.param_gather_bytes = bytes_per_element(precision.distributed_optimizer_gather());
   plan.grad_bytes = bytes_per_element(precision.grads);
   plan.gather_bytes = bytes_per_element(precision.gathered_weights());
 
@@ -723,7 +724,6 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   const std::vector<int>& layers = plan.layers;
   const GroupLayout& dp_group = plan.dp_group;
   const double grad_bytes = plan.grad_bytes;
-  const double weight_bytes = plan.weight_bytes;
   const Seconds p2p = plan.p2p;
   const bool blocking_p2p = plan.blocking_p2p;
 
@@ -850,7 +850,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       const Seconds down = Bytes(shard * grad_bytes) / gpu.host_bandwidth;
       const Seconds cpu = Bytes(shard * (params.adam_grad_and_weight_bytes_per_param +
                                          adam_state_traffic_bytes(scenario.precision))) / dram;
-      const Seconds up = Bytes(shard * weight_bytes) / gpu.host_bandwidth;
+      const Seconds up = Bytes(shard * plan.param_gather_bytes) / gpu.host_bandwidth;
       e.optimizer = cpu;
       e.offload = max(max(down, up), cpu) - cpu;
     }
@@ -864,12 +864,13 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
       // param_sync_func for the first two chunks, then for get_model_chunk_id(...) + 1 at each
       // chunk's first micro-batch), so chunk c hides behind p forwards of chunk c - 1. The stage
       // waits by the latest any chunk's gather lands after it is needed.
-      const Seconds gather = stage_collective(CollectiveOp::all_gather, e.params, e.expert_params, weight_bytes);
+      const Seconds gather =
+          stage_collective(CollectiveOp::all_gather, e.params, e.expert_params, plan.param_gather_bytes);
       if (par.overlap_param_gather) {
         const double dense_bucket = std::min(params.dp_bucket_params, e.params);
         const double expert_bucket = std::min(params.dp_bucket_params - dense_bucket, e.expert_params);
         const Seconds first_bucket =
-            stage_collective(CollectiveOp::all_gather, dense_bucket, expert_bucket, weight_bytes);
+            stage_collective(CollectiveOp::all_gather, dense_bucket, expert_bucket, plan.param_gather_bytes);
         if (chunks == 1) {
           e.gather_exposed = max(first_bucket, gather - pipe.first_forward_end[static_cast<std::size_t>(s)]);
         } else {

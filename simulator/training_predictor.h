@@ -139,6 +139,7 @@ class TrainingPredictor {
     double moe_layer_dense_params = 0.0;   // per rank, one MoE layer: attention, shared experts, router
     double moe_layer_expert_params = 0.0;  // per rank, one MoE layer: its routed experts
     double weight_bytes = 0.0;   // per parameter
+    double param_gather_bytes = 0.0;  // per parameter, the distributed optimizer's parameter all-gather
     double grad_bytes = 0.0;
     double gather_bytes = 0.0;   // per parameter, a ZeRO-3 gather (PrecisionConfig::gathered_weights)
     LayerCosts edge_costs;       // a layer kept in BF16 under FP8 (PrecisionConfig::bf16_edge_layers)

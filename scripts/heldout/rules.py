@@ -37,11 +37,13 @@ differences stated):
              per row: read from the row.
   precision  BF16 -> bf16; FP8-CS (and Megatron-Bridge 'FP8' on H100, and 'FP8' whose recipe is
              current scaling or blockwise) -> fp8 current scaling with FP8 params; FP8-DS / FP8 ->
-             fp8 (delayed); FP8-MX / MXFP8 -> mxfp8; NVFP4 -> nvfp4. Gradients bf16 for every
+             fp8 (delayed); FP8-MX / MXFP8 -> mxfp8, in Megatron-Bridge rows with MXFP8 weights
+             (params: mxfp8; dev_scenarios' precision rule gives the sources); NVFP4 -> nvfp4.
+             Gradients bf16 for every
              Megatron-Bridge row, for NeMo FP8 rows of 25.04 and later (NeMo
              scripts/performance/helpers.py sets grad_reduce_in_fp32 False for FP8 recipes) and
              where a recipe says so; fp32 otherwise. Megatron-Bridge DeepSeek-V3: moments bf16,
-             master remainders with 16-bit weights. DGX Cloud Llama 3.1 of GSW 25.01/25.02 (NeMo 1
+             master remainders with BF16 weights only. DGX Cloud Llama 3.1 of GSW 25.01/25.02 (NeMo 1
              hydra configs): FP8 runs keep FP8 weights (configure.sh @143b90d passes
              +model.fp8_params=$FP8_ENABLED).
   loss       Megatron-Bridge rows: dev_scenarios' MBRIDGE_CROSS_ENTROPY; NeMo / DGX Cloud Llama 3 rows
@@ -160,6 +162,8 @@ def precision_text(row, model, rec):
         # Megatron-Bridge 25.09's Blackwell rows print FP8 (a parenthesised value, "32x32 for both
         # weights and activations") and run the FP8_MX config: MXFP8
         keys.append("compute: mxfp8")
+        if fam == "mbridge":
+            keys.append("params: mxfp8")
     elif p.startswith("FP8"):
         current = "CS" in p or rec.get("fp8") == "current" or (fam == "mbridge" and g == "H100")
         if "DS" in p or rec.get("fp8") == "delayed":
@@ -189,7 +193,7 @@ def precision_text(row, model, rec):
         keys.append("grads: bf16")
     if fam == "mbridge" and model == "deepseek-v3":
         keys.append("moments: bf16")
-        if "params: fp8" not in keys:
+        if not any(k.startswith("params:") for k in keys):
             keys.append("master_remainders: true")
     if rec.get("fp8_attention") and not p.startswith("BF16"):
         keys.append("fp8_attention: true")
