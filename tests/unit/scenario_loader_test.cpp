@@ -288,16 +288,22 @@ TEST_CASE("--set precision.KEY refines a one-word precision as the mapping the w
   const std::string training = "training: {seq_len: 4096, global_batch: 64, micro_batch: 1}";
   const std::string inference = "inference: {mode: static, batch: 1, input_len: 512, output_len: 64}";
   const auto has = [](const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; };
-  // Each word with one key set reads as the word with that key changed, nothing else.
-  for (const char* word : {"fp32", "tf32", "fp16", "bf16", "fp8"}) {
+  // Each word with one key set reads as the word with that key changed, nothing else: training
+  // words, and inference words, int4 among them (weight-only: BF16 compute, INT4 weights).
+  const auto check_refines = [&](const char* word, const std::string& section, const std::string& set,
+                                 DataType PrecisionConfig::*key, DataType value) {
     CAPTURE(word);
-    const Scenario plain = parse_scenario(with_precision(word, training), "t.yaml");
-    const Scenario edited =
-        parse_scenario(with_precision(word, training), "t.yaml",
-                       std::vector<Override>{parse_override("precision.optimizer=bf16")});
-    PrecisionConfig expected = plain.precision;
-    expected.optimizer = DataType::bf16;
-    CHECK(edited.precision == expected);
+    CAPTURE(set);
+    PrecisionConfig expected = parse_scenario(with_precision(word, section), "s.yaml").precision;
+    expected.*key = value;
+    CHECK(parse_scenario(with_precision(word, section), "s.yaml", std::vector<Override>{parse_override(set)}).precision ==
+          expected);
+  };
+  for (const char* word : {"fp32", "tf32", "fp16", "bf16", "fp8"}) {
+    check_refines(word, training, "precision.optimizer=bf16", &PrecisionConfig::optimizer, DataType::bf16);
+  }
+  for (const char* word : {"bf16", "fp8", "int8", "int4"}) {
+    check_refines(word, inference, "precision.kv_cache=fp8", &PrecisionConfig::kv_cache, DataType::fp8);
   }
   const Scenario fp8 = parse_scenario(with_precision("fp8", training), "t.yaml",
                                       std::vector<Override>{parse_override("precision.fp8_attention=true"),
@@ -305,17 +311,6 @@ TEST_CASE("--set precision.KEY refines a one-word precision as the mapping the w
   CHECK(fp8.precision.compute == DataType::fp8);
   CHECK(fp8.precision.fp8_attention);
   CHECK(fp8.precision.fp8_scaling == Fp8Scaling::current);
-  // Inference words, int4 among them (weight-only: BF16 compute, INT4 weights), keep their meaning.
-  for (const char* word : {"bf16", "fp8", "int8", "int4"}) {
-    CAPTURE(word);
-    const Scenario plain = parse_scenario(with_precision(word, inference), "i.yaml");
-    const Scenario edited =
-        parse_scenario(with_precision(word, inference), "i.yaml",
-                       std::vector<Override>{parse_override("precision.kv_cache=fp8")});
-    PrecisionConfig expected = plain.precision;
-    expected.kv_cache = DataType::fp8;
-    CHECK(edited.precision == expected);
-  }
   // A word that is no format is still refused, now as the compute format it stands for.
   CHECK(has(errors_of(with_precision("fp9", training), {parse_override("precision.fp8_attention=true")}),
             "precision.compute"));
