@@ -355,6 +355,16 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
         "with --reuse-grad-buf-for-mxfp8-param-ag)",
         {{"precision.params", "mxfp8"}});
   }
+  // FP8 weights in place of BF16 ones under per-tensor FP8 (Megatron-Core --fp8-param-gather, which
+  // NeMo's and Megatron-Bridge's FP8 recipes set): the weights are the FP8 copy (and its transpose
+  // where FP8 GEMMs need one), no BF16 copy, and the parameter all-gathers move FP8.
+  if (sc.precision.compute == DataType::fp8 && sc.precision.params == DataType::bf16 &&
+      !sc.precision.master_remainders) {
+    add("FP8 weights (params: fp8)",
+        "weights kept as their FP8 copy, no BF16 copy; the parameter all-gathers move FP8 (Megatron-Core "
+        "--fp8-param-gather)",
+        {{"precision.params", "fp8"}});
+  }
   // Per-tensor FP8 with delayed scaling: current scaling drops the amax history and the per-chunk
   // amax all-reduce over the stage's ranks (simulator/layer_costs.h), for an amax pass before each
   // cast (model/layer_ops.h). The other way is not offered: some recompute modules need current
@@ -533,8 +543,8 @@ bool apply_edit(Scenario& scenario, const Override& o) {
     scenario.precision.fp8_scaling = o.value == "current" ? Fp8Scaling::current : Fp8Scaling::delayed;
     return true;
   }
-  if (o.key_path == "precision.params" && o.value == "mxfp8") {
-    scenario.precision.params = DataType::mxfp8;
+  if (o.key_path == "precision.params" && (o.value == "mxfp8" || o.value == "fp8")) {
+    scenario.precision.params = o.value == "fp8" ? DataType::fp8 : DataType::mxfp8;
     return true;
   }
   if (o.key_path == "precision.fp8_amax_group") {

@@ -362,6 +362,32 @@ TEST_CASE("explain offers current scaling under FP8 delayed scaling, and the cha
   }
 }
 
+TEST_CASE("explain offers FP8 weights under per-tensor FP8, and the change as a user runs it is the prediction shown") {
+  // Llama 3 70B on 64 H100s (TP 8 PP 4 DP 2) in FP8: BF16 weights plus their FP8 copy and
+  // transpose (4 bytes a parameter) become the FP8 copy and transpose (2).
+  ExplainOptions quick;
+  quick.sensitivity = false;
+  const std::vector<Override> fp8 = {{"precision", "fp8"}};
+  const Explanation e = explain_training(load_scenario("llama3-70b-h100", fp8), quick);
+  const ExplainChange* change = find_change(e, "FP8 weights (params: fp8)");
+  REQUIRE(change != nullptr);
+  REQUIRE(change->overrides.size() == 1);
+  CHECK(change->overrides[0].key_path == "precision.params");
+  CHECK(change->prediction.memory.weights.value() == doctest::Approx(e.base.memory.weights.value() / 2.0));
+  CHECK(change->prediction.memory.peak < e.base.memory.peak);
+  std::vector<Override> changed = fp8;
+  changed.push_back(change->overrides[0]);
+  const TrainingPrediction again = predict_training(load_scenario("llama3-70b-h100", changed));
+  CHECK(again.step_time == change->prediction.step_time);
+  CHECK(again.memory.peak == change->prediction.memory.peak);
+  // Not offered with FP8 weights already, nor under 16-bit compute.
+  for (const std::vector<Override>& o : {std::vector<Override>{{"precision", "{compute: fp8, params: fp8}"}},
+                                          std::vector<Override>{}}) {
+    const Explanation other = explain_training(load_scenario("llama3-70b-h100", o), quick);
+    CHECK(find_change(other, "FP8 weights (params: fp8)") == nullptr);
+  }
+}
+
 TEST_CASE("explain offers the other MoE token dispatcher, and its prediction is the scenario's with that dispatcher") {
   // Mixtral 8x7B with expert parallelism (scenarios/examples/mixtral-8x7b-ep.yaml): all-to-all
   // dispatcher by default, so the change tried is alltoall -> deepep.
