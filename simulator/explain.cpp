@@ -348,7 +348,8 @@ std::vector<Edit> candidate_edits(const Scenario& sc) {
   // MXFP8 weights in place of BF16 ones (Megatron-Core --fp8-param-gather with
   // --reuse-grad-buf-for-mxfp8-param-ag): 2 bytes a parameter less, the same BF16 parameter
   // all-gather (PrecisionConfig::distributed_optimizer_gather), so it matters where memory binds.
-  if (sc.precision.compute == DataType::mxfp8 && sc.precision.params == DataType::bf16 && p.zero <= 2 &&
+  if (sc.precision.compute == DataType::mxfp8 && sc.precision.params == DataType::bf16 &&
+      (p.zero == 1 || p.zero == 2 || p.dp == 1) &&
       p.offload != Offload::optimizer_and_params && !sc.precision.master_remainders) {
     add("MXFP8 weights (params: mxfp8)",
         "weights kept as their MXFP8 row- and column-wise copies, no BF16 copy (Megatron-Core --fp8-param-gather "

@@ -509,6 +509,11 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
       sink.error_at("parallel.zero", "params: mxfp8 is modelled for the distributed optimizer (zero 1 or 2), whose "
                                      "BF16 parameter all-gather fills the gradient buffer; ZeRO-3/FSDP with MXFP8 "
                                      "weights is not (use params: bf16)");
+    } else if (p.zero == 0 && state.dp_valid && p.dp > 1) {
+      // Megatron-LM's arguments.py: "--fp8-param-gather only supported with distributed optimizer,
+      // torch fsdp2, megatron fsdp, or inference mode".
+      sink.error_at("parallel.zero", "params: mxfp8 needs the distributed optimizer (zero 1 or 2) over dp = " +
+                                         str(p.dp) + " replicas: Megatron-LM supports --fp8-param-gather only with it");
     } else if (p.offload == Offload::optimizer_and_params) {
       sink.error_at("parallel.offload", "params: mxfp8 with the weights offloaded to the host is not modelled "
                                         "(use offload: optimizer, or params: bf16)");

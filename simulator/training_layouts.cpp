@@ -105,8 +105,11 @@ LayoutSpace::LayoutSpace(const Scenario& base, const LayoutSpaceOptions& options
             b.recompute = recompute;
             b.fsdp = fixed.fsdp;
             b.checkpoint = fixed.checkpoint;
+            // MXFP8 weights ride on the distributed optimizer (scenario_checks.cpp): zero 1 or 2.
+            const bool distributed_optimizer_only = base.precision.params == DataType::mxfp8;
             std::vector<int> zeros;
             for (int z : options.zero) {
+              if (distributed_optimizer_only && dp > 1 && (z == 0 || z >= 3)) continue;
               if (dp > 1 || z == 0) zeros.push_back(z);
             }
             if (zeros.empty()) zeros.push_back(0);

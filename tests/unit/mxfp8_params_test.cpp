@@ -14,6 +14,7 @@
 #include "simulator/diagnostics.h"
 #include "simulator/explain.h"
 #include "simulator/scenario_loader.h"
+#include "simulator/training_layouts.h"
 #include "simulator/training_predictor.h"
 
 using namespace stepcast;
@@ -80,9 +81,10 @@ TEST_CASE("MXFP8 weights lower the weights' memory by 2 bytes a parameter and le
   CHECK(b.step_time == a.step_time);
 }
 
-TEST_CASE("params: mxfp8 needs MXFP8 compute and the distributed optimizer's path, and writes back") {
+TEST_CASE("params: mxfp8 needs MXFP8 compute and the distributed optimizer (zero 1 or 2), and writes back") {
   const auto error_of = [](const std::string& params, const std::string& compute, std::vector<Override> extra) {
     std::vector<Override> o = {{"system", "{preset: gb200-nvl72, gpus: 8}"},
+                               {"parallel.zero", "1"},
                                {"precision", "{compute: " + compute + ", params: " + params + "}"}};
     o.insert(o.end(), extra.begin(), extra.end());
     try {
@@ -96,6 +98,9 @@ TEST_CASE("params: mxfp8 needs MXFP8 compute and the distributed optimizer's pat
   CHECK(error_of("mxfp8", "fp8", {}).find("needs compute: mxfp8") != std::string::npos);
   CHECK(error_of("mxfp8", "bf16", {}).find("needs compute: mxfp8") != std::string::npos);
   CHECK(error_of("mxfp8", "mxfp8", {{"parallel.zero", "3"}}).find("ZeRO-3/FSDP with MXFP8 weights") != std::string::npos);
+  // Megatron-LM supports --fp8-param-gather only with the distributed optimizer.
+  CHECK(error_of("mxfp8", "mxfp8", {{"parallel.zero", "0"}}).find("needs the distributed optimizer") != std::string::npos);
+  CHECK(error_of("mxfp8", "mxfp8", {{"parallel.zero", "2"}}).empty());
   CHECK(error_of("mxfp8", "mxfp8", {{"parallel.offload", "optimizer+params"}}).find("offloaded to the host") !=
         std::string::npos);
   const Scenario mx = llama70b_gb200_mxfp8("mxfp8");
@@ -128,4 +133,23 @@ TEST_CASE("explain offers MXFP8 weights under MXFP8 compute, and the change as a
   // Not offered once the weights are MXFP8.
   const Explanation mx = explain_training(llama70b_gb200_mxfp8("mxfp8", gb300), quick);
   for (const ExplainChange& c : mx.changes) CHECK(c.title != "MXFP8 weights (params: mxfp8)");
+}
+
+TEST_CASE("a layout search over a scenario with MXFP8 weights tries the distributed optimizer's stages only") {
+  const Scenario mx = llama70b_gb200_mxfp8("mxfp8");
+  const LayoutSpace space(mx);
+  REQUIRE(space.size() > 0);
+  bool saw_dp = false;
+  for (const LayoutSpace::Block& b : space.blocks()) {
+    for (const LayoutSpace::Block::State& state : b.states) {
+      CAPTURE(b.dp);
+      if (b.dp > 1) {
+        saw_dp = true;
+        CHECK((state.zero == 1 || state.zero == 2));
+      } else {
+        CHECK(state.zero == 0);
+      }
+    }
+  }
+  CHECK(saw_dp);
 }
