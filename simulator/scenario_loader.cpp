@@ -737,7 +737,8 @@ std::optional<PrecisionConfig> read_precision(Reader& ctx, const YamlValue& v, b
                      "");
     }
   }
-  if (auto x = r.integer("bf16_edge_layers")) p.bf16_edge_layers = static_cast<int>(*x);
+  // 0: every Transformer layer in the quantized format (the performance scripts turn the edge layers off).
+  if (auto x = r.integer("bf16_edge_layers", kNonNegative)) p.bf16_edge_layers = static_cast<int>(*x);
   if (auto x = r.boolean("master_weights")) p.master_weights = *x;
   if (auto x = r.boolean("loss_scaling")) p.loss_scaling = *x;
   if (auto x = r.boolean("fp8_attention")) p.fp8_attention = *x;
