@@ -115,8 +115,11 @@ One rule per field, the same for every row (never tuned per row):
                define for H100: the *_H100_FP8_CS_* configs of
                scripts/performance/configs/*/*_workload_base_configs.py; DeepSeek-V3's blockwise
                FP8 also scales each tile from the current tensor); BF16 -> bf16. Current scaling
-               keeps FP8 primary weights (params: fp8): Megatron-Bridge's
-               bf16_with_fp8_current_scaling_mixed sets fp8_param_gather = True
+               runs every Transformer layer in FP8 (bf16_edge_layers: 0: the performance scripts'
+               get_precision_config("fp8_cs") sets first_last_layers_bf16 = False, "Disable BF16
+               Transformer layers in the performance config", scripts/performance/utils/helpers.py,
+               code index id 37584630520) and keeps FP8 primary weights (params: fp8):
+               Megatron-Bridge's bf16_with_fp8_current_scaling_mixed sets fp8_param_gather = True
                (src/megatron/bridge/training/mixed_precision.py). MXFP8 keeps MXFP8 primary
                weights (params: mxfp8): bf16_with_mxfp8_mixed sets fp8_param_gather = True and
                reuse_grad_buf_for_mxfp8_param_ag = True in every stored version that spells the
@@ -366,7 +369,7 @@ def precision(row):
     if p.startswith("FP8-MX"):
         keys = ["compute: mxfp8", "params: mxfp8"]
     elif p.startswith("FP8-CS") or (p.startswith("FP8") and "H100" in row["gpu_type"]):
-        keys = ["compute: fp8", "fp8_scaling: current", "params: fp8"]
+        keys = ["compute: fp8", "fp8_scaling: current", "params: fp8", "bf16_edge_layers: 0"]
     elif p.startswith("FP8"):
         keys = ["compute: fp8"]
     else:

@@ -35,9 +35,12 @@ differences stated):
              (PR #4606, the r0.5.0 port). Megatron-MoE-ModelZoo tables print
              dispatcher, recompute ('norm, act' -> layernorm, moe_act), FSDP and '1f1b overlap'
              per row: read from the row.
-  precision  BF16 -> bf16; FP8-CS (and Megatron-Bridge 'FP8' on H100, and 'FP8' whose recipe is
-             current scaling or blockwise) -> fp8 current scaling with FP8 params; FP8-DS / FP8 ->
-             fp8 (delayed); FP8-MX / MXFP8 -> mxfp8, in Megatron-Bridge rows with MXFP8 weights
+  precision  BF16 -> bf16; FP8-CS (and 'FP8 (current scaling)', Megatron-Bridge 'FP8' on H100, and
+             'FP8' whose recipe is current scaling or blockwise) -> fp8 current scaling with FP8
+             params, every layer in FP8 for Megatron-Bridge and NeMo 25.04+ rows (bf16_edge_layers
+             0: their performance scripts turn first_last_layers_bf16 off); FP8-DS / FP8 -> fp8
+             (delayed), with FP8 params where a layout-matched recipe records fp8_param_gather /
+             fp8_params true; FP8-MX / MXFP8 -> mxfp8, in Megatron-Bridge rows with MXFP8 weights
              (params: mxfp8; dev_scenarios' precision rule gives the sources); NVFP4 -> nvfp4.
              Gradients bf16 for every
              Megatron-Bridge row, for NeMo FP8 rows of 25.04 and later (NeMo
@@ -165,12 +168,22 @@ def precision_text(row, model, rec):
         if fam == "mbridge":
             keys.append("params: mxfp8")
     elif p.startswith("FP8"):
-        current = "CS" in p or rec.get("fp8") == "current" or (fam == "mbridge" and g == "H100")
+        current = ("CS" in p or "CURRENT" in p or rec.get("fp8") == "current"
+                   or (fam == "mbridge" and g == "H100"))
         if "DS" in p or rec.get("fp8") == "delayed":
             current = False
         keys.append("compute: fp8")
         if current:
             keys += ["fp8_scaling: current", "params: fp8"]
+            # The performance scripts turn the recipe's BF16 edge layers off: Megatron-Bridge's
+            # get_precision_config("fp8_cs") ("Disable BF16 Transformer layers in the performance
+            # config", scripts/performance/utils/helpers.py, code index id 37584630520) and NeMo 2's
+            # set_precision_configs ("disable first/last layer bf16 for benchmarking",
+            # scripts/performance/helpers.py, code index id 15243474233).
+            if fam == "mbridge" or (fam == "nemo" and release_at_least(row, (25, 4))):
+                keys.append("bf16_edge_layers: 0")
+        elif rec.get("fp8_params"):
+            keys.append("params: fp8")
     elif p.startswith("FP16"):
         keys.append("compute: fp16")
     else:
@@ -315,6 +328,14 @@ def clean_recipe(row):
             out["tp_comm_overlap"] = False
         elif re.search(r"\btrue\b|userbuffers|enabled", to):
             out["tp_comm_overlap"] = True
+    # FP8 primary weights (Megatron's --fp8-param-gather, NeMo's fp8_params) as the recipe records
+    # them: "true", "'fp8_params: true'", "FP8_PARAMS=True", "True in bf16_with_fp8_mixed (...)",
+    # "fp8_params=$FP8_ENABLED" (true exactly for the FP8 runs); "'fp8_params: false'" says no.
+    pg = _s(rec.get("fp8_param_gather"))
+    if re.search(r"fp8_params: false|^false", pg):
+        out["fp8_params"] = False
+    elif re.search(r"^true|fp8_params: true|fp8_params=true|=\$fp8_enabled", pg):
+        out["fp8_params"] = fp8_row
     f8 = _s(rec.get("fp8_recipe"))
     if f8.startswith("mxfp8"):
         out["fp8"] = "mxfp8"

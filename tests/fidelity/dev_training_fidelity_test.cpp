@@ -410,12 +410,20 @@ TEST_CASE("development-set rows: regression guard") {
   // Stop 29 (Transformer Engine's amax reductions, simulator/layer_costs.h): the FP8 current-scaling
   // rows with sequence parallelism all-reduce each quantized all-gather's amax over TP (4 per layer
   // and micro-batch); every row within 0.3 point; dense MAE 11.0% -> 11.1%, MoE+CP and all unchanged.
+  // Stop 30: the FP8 current-scaling rows run every Transformer layer in FP8 (scripts/dev_scenarios.py
+  // `precision` rule: the performance scripts' get_precision_config("fp8_cs") sets
+  // first_last_layers_bf16 = False, so bf16_edge_layers: 0): Llama 3 8B H100 / B200 / GB200
+  // +0.067 / +0.206 / +0.118 -> +0.045 / +0.184 / +0.098, 70B H100 +0.067 / +0.063 -> +0.023 / +0.021,
+  // Llama 3.1 405B B200 / GB200 / H100 25.11 / H100 26.02 -0.029 / +0.032 / -0.101 / -0.055 ->
+  // -0.062 / -0.039 / -0.123 / -0.079 (the recorded values above are these). The MXFP8 rows keep MXFP8
+  // weights (params: mxfp8) and DeepSeek-V3's the full FP32 master: time within 0.1 point. Dense MAE
+  // 11.1% -> 9.3%, MoE+CP 17.4% -> 17.8%, all 28 rows 15.6% -> 15.4%; B200 Llama 3 8B is now within 20%.
   const std::map<std::string, double> measured = {
       {"llama3_405b_t4_16384gpu_cp16_seq131072", -0.180},      // interleaved, V 8 (inferred)
       {"mbridge2509_h100_deepseekv3_fp8_1024gpu", -0.102},     // overlapped DeepEP dispatch; MTP
       {"mbridge2511_b200_deepseekv3_fp8-mx_256gpu", -0.255},   // HybridEP; MTP; recipe layout 4/1
       {"mbridge2511_b200_gpt_oss_120b_bf16_64gpu", -0.485},  // clamp, YaRN
-      {"mbridge2511_b200_llama31_405b_fp8-cs_128gpu", -0.031},  // 16-bit logits; ring merges
+      {"mbridge2511_b200_llama31_405b_fp8-cs_128gpu", -0.062},  // 16-bit logits; ring merges
       {"mbridge2511_b200_qwen3_235b_a22b_fp8-mx_64gpu", -0.264},  // MXFP8 stride fix
       {"mbridge2511_b200_qwen3_30b_a3b_fp8-mx_8gpu", -0.172},
       {"mbridge2511_gb200_deepseekv3_bf16_256gpu", -0.066},    // HybridEP; 152 SMs; recipe layout 4/1
@@ -424,22 +432,22 @@ TEST_CASE("development-set rows: regression guard") {
       {"mbridge2511_gb200_qwen3_235b_a22b_bf16_256gpu", -0.011},  // 152 SMs
       {"mbridge2511_gb200_qwen3_30b_a3b_fp8-mx_8gpu", -0.107},  // HybridEP; stride fix; 152 SMs
       {"mbridge2511_h100_gpt_oss_120b_bf16_64gpu", -0.123},  // clamp, YaRN
-      {"mbridge2511_h100_llama31_405b_fp8-cs_1024gpu", -0.105},  // ring merges, last dK/dV hop
+      {"mbridge2511_h100_llama31_405b_fp8-cs_1024gpu", -0.123},  // ring merges, last dK/dV hop
       {"mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu", -0.124},  // EP overlap, stretched exchanges
       {"mbridge2511_h100_qwen3_30b_a3b_fp8-cs_16gpu", -0.557},
       {"mbridge2602_h100_gpt_oss_120b_bf16_64gpu", -0.140},  // clamp, YaRN
-      {"mbridge2602_h100_llama31_405b_fp8_1024gpu", -0.060},  // ring merges, last dK/dV hop
+      {"mbridge2602_h100_llama31_405b_fp8_1024gpu", -0.079},  // ring merges, last dK/dV hop
       {"mbridge2602_h100_qwen3_235b_a22b_fp8_256gpu", -0.113},  // EP overlap, stretched exchanges
       {"mbridge2602_h100_qwen3_30b_a3b_fp8_16gpu", -0.465},
       // Dense rows, recorded when added (stop 23, main d42bc8a).
       {"llama3_405b_t4_8192gpu_cp1_seq8192", -0.166},         // interleaved, V 8 (inferred); ZeRO-2
       {"llama3_405b_t4_16384gpu_cp1_seq8192", -0.169},        // interleaved, V 8 (inferred); ZeRO-2
-      {"mbridge2511_h100_llama3_8b_fp8-cs_8gpu", +0.067},
-      {"mbridge2511_b200_llama3_8b_fp8-cs_8gpu", +0.206},   // full-iteration CUDA graph; GPU-bound
-      {"mbridge2511_gb200_llama3_8b_fp8-cs_8gpu", +0.118},
-      {"mbridge2511_h100_llama3_70b_fp8-cs_64gpu", +0.065},   // TP overlap
-      {"mbridge2602_h100_llama3_70b_fp8_64gpu", +0.060},      // TP overlap
-      {"mbridge2511_gb200_llama31_405b_fp8-cs_256gpu", +0.030},  // TP overlap
+      {"mbridge2511_h100_llama3_8b_fp8-cs_8gpu", +0.045},
+      {"mbridge2511_b200_llama3_8b_fp8-cs_8gpu", +0.184},   // full-iteration CUDA graph; GPU-bound
+      {"mbridge2511_gb200_llama3_8b_fp8-cs_8gpu", +0.098},
+      {"mbridge2511_h100_llama3_70b_fp8-cs_64gpu", +0.023},   // TP overlap
+      {"mbridge2602_h100_llama3_70b_fp8_64gpu", +0.021},      // TP overlap
+      {"mbridge2511_gb200_llama31_405b_fp8-cs_256gpu", -0.039},  // TP overlap
   };
   for (const Row& r : rows()) {
     CAPTURE(r.id);
