@@ -14,6 +14,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "model/divisors.h"
 #include "simulator/collective_models.h"
 #include "simulator/diagnostics.h"
 #include "simulator/enum_names.h"
@@ -73,15 +74,6 @@ double precision_index(DataType t) {
     if (values[i].first == t) return static_cast<double>(i);
   }
   return -1.0;
-}
-
-// Divisors of n, ascending.
-std::vector<int> divisors(int n) {
-  std::vector<int> out;
-  for (int d = 1; d <= n; ++d) {
-    if (n % d == 0) out.push_back(d);
-  }
-  return out;
 }
 
 void fill_key_fields(const Scenario& sc, DataType precision_word, std::span<double> row) {

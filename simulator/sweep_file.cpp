@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "model/divisors.h"
 #include "model/op_checkpoint.h"
 #include "simulator/diagnostics.h"
 #include "simulator/enum_names.h"
@@ -42,14 +43,6 @@ Location inside(const DiagnosticSink& sink, const YAML::Node& node, const Locati
   return where;
 }
 
-std::vector<long long> divisors(long long n) {
-  std::vector<long long> out;
-  for (long long d = 1; d <= n; ++d) {
-    if (n % d == 0) out.push_back(d);
-  }
-  return out;
-}
-
 std::vector<std::string> texts(const std::vector<long long>& values) {
   std::vector<std::string> out;
   out.reserve(values.size());
@@ -65,28 +58,28 @@ std::vector<std::string> auto_values(const std::string& key, const Scenario& bas
   const ParallelConfig& p = base.parallel;
   std::vector<long long> out;
   if (key == "parallel.tp") {
-    for (long long d : divisors(gpus)) {
+    for (long long d : divisors<long long>(gpus)) {
       if (m.heads % d == 0 && (m.kv_heads % d == 0 || d % m.kv_heads == 0)) out.push_back(d);
     }
   } else if (key == "parallel.pp") {
-    for (long long d : divisors(gpus)) {
+    for (long long d : divisors<long long>(gpus)) {
       if (d <= m.layers) out.push_back(d);
     }
   } else if (key == "parallel.dp") {
-    out = divisors(gpus);
+    out = divisors<long long>(gpus);
   } else if (key == "parallel.cp") {
     const int seq = base.is_training() ? base.training().seq_len : base.inference().input_len;
-    for (long long d : divisors(gpus)) {
+    for (long long d : divisors<long long>(gpus)) {
       if (d == 1 || seq % (2 * d) == 0) out.push_back(d);
     }
   } else if (key == "parallel.ep") {
-    out = divisors(std::max(m.moe.experts, 1));
+    out = divisors<long long>(std::max(m.moe.experts, 1));
   } else if (key == "parallel.expert_tp") {
-    out = divisors(p.tp);
+    out = divisors<long long>(p.tp);
   } else if (key == "parallel.vpp") {
-    out = divisors(std::max(m.layers / std::max(p.pp, 1), 1));
+    out = divisors<long long>(std::max(m.layers / std::max(p.pp, 1), 1));
   } else if (key == "training.micro_batch" && base.is_training()) {
-    out = divisors(base.training().global_batch);
+    out = divisors<long long>(base.training().global_batch);
   } else if (key == "parallel.zero") {
     out = {0, 1, 2, 3};
   } else if (key == "parallel.sequence_parallel" || key == "parallel.overlap_grad_reduce" ||

@@ -3,20 +3,10 @@
 #include <algorithm>
 #include <cassert>
 
+#include "model/divisors.h"
 #include "model/op_checkpoint.h"
 
 namespace stepcast {
-namespace {
-
-std::vector<int> divisors(int n) {
-  std::vector<int> out;
-  for (int d = 1; d <= n; ++d) {
-    if (n % d == 0) out.push_back(d);
-  }
-  return out;
-}
-
-}  // namespace
 
 void apply_layout(const TrainingLayout& l, Scenario& sc) {
   ParallelConfig& p = sc.parallel;
