@@ -147,7 +147,13 @@ One rule per field, the same for every row (never tuned per row):
                Megatron-Core OptimizerConfig.store_param_remainders, default True); FP8 and MXFP8
                weights keep the full FP32 master (Megatron-Core's OptimizerConfig takes the
                precision-aware path that holds remainders, use_precision_aware_optimizer_no_fp8_or_ds_fp8,
-               only without FP8 or with delayed scaling, for FP32 main params).
+               only without FP8 or with delayed scaling, for FP32 main params). Every BF16 row runs
+               the precision-aware optimizer too, with FP32 moments (Megatron-Core's default
+               exp_avg_dtype) and the master as remainders: the performance scripts set
+               use_precision_aware_optimizer = True for compute_dtype bf16 (Megatron-Bridge
+               scripts/performance/utils/helpers.py set_user_overrides, code index id 37584630520;
+               the same line in the earlier run_script, id 3327608473), which only Megatron-FSDP
+               turns off (set_megatron_fsdp_overrides).
   routing      force-balanced (the MoE rows' notes): load_imbalance 1, dropless.
   loss         training.cross_entropy_fusion for Megatron-Bridge rows, from what the row's model
                provider and pretraining recipe set (Megatron-Core runs TE's cross-entropy for
@@ -377,6 +383,9 @@ def precision(row):
     keys.append("grads: bf16")
     if model_key(row) == "deepseek-v3":
         keys.append("moments: bf16")
+    # The precision-aware optimizer keeps the FP32 master as remainders over BF16 weights: the
+    # DeepSeek-V3 recipes set it, and the performance scripts set it for every BF16 run.
+    if model_key(row) == "deepseek-v3" or p.startswith("BF16"):
         if not any(k.startswith("params:") for k in keys):
             keys.append("master_remainders: true")
     return "{" + ", ".join(keys) + "}"

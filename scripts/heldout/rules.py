@@ -46,7 +46,8 @@ differences stated):
              Megatron-Bridge row, for NeMo FP8 rows of 25.04 and later (NeMo
              scripts/performance/helpers.py sets grad_reduce_in_fp32 False for FP8 recipes) and
              where a recipe says so; fp32 otherwise. Megatron-Bridge DeepSeek-V3: moments bf16,
-             master remainders with BF16 weights only. DGX Cloud Llama 3.1 of GSW 25.01/25.02 (NeMo 1
+             master remainders with BF16 weights only; Megatron-Bridge and NeMo 25.04+ BF16 rows
+             without FSDP: master remainders (the performance scripts' precision-aware optimizer). DGX Cloud Llama 3.1 of GSW 25.01/25.02 (NeMo 1
              hydra configs): FP8 runs keep FP8 weights (configure.sh @143b90d passes
              +model.fp8_params=$FP8_ENABLED).
   loss       Megatron-Bridge rows: dev_scenarios' MBRIDGE_CROSS_ENTROPY; NeMo / DGX Cloud Llama 3 rows
@@ -206,6 +207,13 @@ def precision_text(row, model, rec):
         keys.append("grads: bf16")
     if fam == "mbridge" and model == "deepseek-v3":
         keys.append("moments: bf16")
+    # BF16 runs of the performance scripts use the precision-aware optimizer, the FP32 master as
+    # remainders (Megatron-Bridge set_user_overrides, NeMo 2 set_precision_configs: compute_dtype
+    # bf16 -> use_precision_aware_optimizer = True), except under Megatron-FSDP, which turns it off.
+    fsdp = bool(rec.get("fsdp") or row.get("fsdp") is True)
+    perf_bf16 = p.startswith("BF16") and not fsdp and (
+        fam == "mbridge" or (fam == "nemo" and release_at_least(row, (25, 4))))
+    if (fam == "mbridge" and model == "deepseek-v3") or perf_bf16:
         if not any(k.startswith("params:") for k in keys):
             keys.append("master_remainders: true")
     if rec.get("fp8_attention") and not p.startswith("BF16"):
