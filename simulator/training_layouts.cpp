@@ -102,7 +102,7 @@ LayoutSpace::LayoutSpace(const Scenario& base, const LayoutSpaceOptions& options
               if (distributed_optimizer_only && dp > 1 && (z == 0 || z >= 3)) continue;
               if (dp > 1 || z == 0) zeros.push_back(z);
             }
-            if (zeros.empty()) zeros.push_back(0);
+            if (zeros.empty()) zeros.push_back(distributed_optimizer_only && dp > 1 ? 1 : 0);
             for (int z : zeros) {
               const std::vector<bool> keep_tp = {fixed.tp_comm_overlap};
               const std::vector<bool> both = {false, true};

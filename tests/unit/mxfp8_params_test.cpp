@@ -152,4 +152,11 @@ TEST_CASE("a layout search over a scenario with MXFP8 weights tries the distribu
     }
   }
   CHECK(saw_dp);
+  // Asked for zero 0 alone, the replicated layouts still take the distributed optimizer.
+  LayoutSpaceOptions zero0;
+  zero0.zero = {0};
+  const LayoutSpace zero0_space(mx, zero0);
+  for (const LayoutSpace::Block& b : zero0_space.blocks()) {
+    for (const LayoutSpace::Block::State& state : b.states) CHECK(state.zero == (b.dp > 1 ? 1 : 0));
+  }
 }
