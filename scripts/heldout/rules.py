@@ -51,7 +51,7 @@ differences stated):
              hydra configs): FP8 runs keep FP8 weights (configure.sh @143b90d passes
              +model.fp8_params=$FP8_ENABLED).
   loss       Megatron-Bridge rows: dev_scenarios' MBRIDGE_CROSS_ENTROPY; NeMo / DGX Cloud Llama 3 rows
-             of 25.04 and later: te; DGX Cloud Llama 3.1 of GSW 25.01/25.02: fused
+             and every NeMo row of 25.04 and later: te; DGX Cloud Llama 3.1 of GSW 25.01/25.02: fused
              (cross_entropy_loss_fusion: true in the launcher's llama3_1_8b.yaml @2ac7cee8); a
              recipe's value where recorded; native otherwise.
   routing    dropless, load_imbalance 1 (the tables force-balance routing).
@@ -228,6 +228,12 @@ def loss(row, model, rec):
     if fam == "mbridge" and dev is not None:
         return dev.MBRIDGE_CROSS_ENTROPY.get(model)
     if fam in ("nemo", "dgxc") and release_at_least(row, (25, 4)) and model in ("llama3-8b", "llama3-70b", "llama3-405b"):
+        return "te"
+    # NeMo 2's performance scripts set cross_entropy_fusion_impl "te" for every model
+    # (scripts/performance/helpers.py set_perf_optimization_configs, code index id 15243474233), and
+    # NeMo 2's GPTConfig, which its GPT-3, Nemotron and Mixtral configs inherit, defaults
+    # cross_entropy_loss_fusion to True (the NeMo 2.0 recipe reference, code index id 22392028375).
+    if fam == "nemo" and release_at_least(row, (25, 4)):
         return "te"
     # NeMo 1 launcher Llama configs (DGX Cloud GSW 25.01/25.02, NeMo 24.0x tables): cross_entropy_loss_fusion: true
     # with Megatron-Core's native impl (launcher_scripts/conf/training/llama/llama3_1_8b.yaml @2ac7cee8).
