@@ -338,31 +338,26 @@ std::vector<ExplainEdit> candidate_edits(const Scenario& sc) {
   return out;
 }
 
-// An explain edit in memory: precision.compute sets the GEMM format alone (the edit for a
-// precision mapping; a one-word precision is edited as `precision`, the word); every other key
-// takes the sweep's in-memory path.
+// An explain edit in memory: a precision.KEY edit sets that one field, as `--set precision.KEY=...`
+// does on the loaded precision (a one-word precision's FP8-compute edit is `precision`, the word);
+// every other key takes the sweep's in-memory path. A value that does not parse is not applied.
 bool apply_edit(Scenario& scenario, const Override& o) {
+  PrecisionConfig& precision = scenario.precision;
   if (o.key_path == "precision.fp8_attention") {
-    scenario.precision.fp8_attention = o.value == "true";
+    if (o.value != "true" && o.value != "false") return false;
+    precision.fp8_attention = o.value == "true";
     return true;
   }
-  if (o.key_path == "precision.fp8_scaling") {
-    scenario.precision.fp8_scaling = o.value == "current" ? Fp8Scaling::current : Fp8Scaling::delayed;
+  const auto set = [&](auto parsed, auto& field) {
+    if (!parsed) return false;
+    field = *parsed;
     return true;
-  }
-  if (o.key_path == "precision.params" && (o.value == "mxfp8" || o.value == "fp8")) {
-    scenario.precision.params = o.value == "fp8" ? DataType::fp8 : DataType::mxfp8;
-    return true;
-  }
-  if (o.key_path == "precision.fp8_amax_group") {
-    scenario.precision.fp8_amax_group = o.value == "tp" ? Fp8AmaxGroup::tp : Fp8AmaxGroup::stage;
-    return true;
-  }
-  if (o.key_path != "precision.compute") return apply_override_in_memory(scenario, o);
-  const auto format = parse_datatype(o.value);
-  if (!format) return false;
-  scenario.precision.compute = *format;
-  return true;
+  };
+  if (o.key_path == "precision.fp8_scaling") return set(parse_enum<Fp8Scaling>(o.value), precision.fp8_scaling);
+  if (o.key_path == "precision.fp8_amax_group") return set(parse_enum<Fp8AmaxGroup>(o.value), precision.fp8_amax_group);
+  if (o.key_path == "precision.params") return set(parse_datatype(o.value), precision.params);
+  if (o.key_path == "precision.compute") return set(parse_datatype(o.value), precision.compute);
+  return apply_override_in_memory(scenario, o);
 }
 
 }  // namespace stepcast
