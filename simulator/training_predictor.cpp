@@ -479,12 +479,12 @@ void TrainingPredictor::prepare(const Scenario& scenario, const CollectiveModel&
     const double fp8_layers = n - plan.edge_layers[i];
     const Bytes amax_forward = costs.amax_forward_bytes * fp8_layers + moe_costs.amax_forward_bytes * nm;
     const Bytes amax_backward = costs.amax_backward_bytes * fp8_layers + moe_costs.amax_backward_bytes * nm;
-    plan.amax_forward[i] = amax_forward.value() > 0.0 && amax_group.size > 1
-                               ? net.time(CollectiveOp::all_reduce, amax_forward, amax_group)
-                               : Seconds(0.0);
-    plan.amax_backward[i] = amax_backward.value() > 0.0 && amax_group.size > 1
-                                ? net.time(CollectiveOp::all_reduce, amax_backward, amax_group)
-                                : Seconds(0.0);
+    const auto amax_all_reduce = [&](Bytes bytes) {
+      return bytes.value() > 0.0 && amax_group.size > 1 ? net.time(CollectiveOp::all_reduce, bytes, amax_group)
+                                                        : Seconds(0.0);
+    };
+    plan.amax_forward[i] = amax_all_reduce(amax_forward);
+    plan.amax_backward[i] = amax_all_reduce(amax_backward);
     m_forward[i] += plan.amax_forward[i];
     m_backward[i] += plan.amax_backward[i];
     m_activations[i] = layer_activation.stored * n + moe_activation.stored * nm +
