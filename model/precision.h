@@ -87,6 +87,13 @@ struct PrecisionConfig {
   bool operator==(const PrecisionConfig&) const = default;
 };
 
+// Whether MXFP8 weights (params: mxfp8) have a modelled path at ZeRO stage `zero` over `dp`
+// data-parallel ranks: the distributed optimizer's (zero 1 or 2), which Megatron-LM requires for
+// --fp8-param-gather ("only supported with distributed optimizer, torch fsdp2, megatron fsdp, or
+// inference mode"), or no data parallelism at all; not ZeRO-3/FSDP (not modelled). The loader
+// (scenario_checks.cpp), the layout search and explain apply this one rule.
+constexpr bool mxfp8_weights_supported(int zero, int dp) { return zero <= 2 && (zero >= 1 || dp <= 1); }
+
 // The expansion of a one-word `precision:` value. fp32/tf32/fp16/bf16/fp8 are valid training
 // shorthands; the loader rejects the others there.
 constexpr PrecisionConfig precision_shorthand(DataType compute) {

@@ -301,7 +301,7 @@ std::vector<ExplainEdit> candidate_edits(const Scenario& sc) {
   // --reuse-grad-buf-for-mxfp8-param-ag): 2 bytes a parameter less, the same BF16 parameter
   // all-gather (PrecisionConfig::distributed_optimizer_gather), so it matters where memory binds.
   if (sc.precision.compute == DataType::mxfp8 && sc.precision.params == DataType::bf16 &&
-      (p.zero == 1 || p.zero == 2 || p.dp == 1) &&
+      mxfp8_weights_supported(p.zero, p.dp) &&
       p.offload != Offload::optimizer_and_params && !sc.precision.master_remainders) {
     add("MXFP8 weights (params: mxfp8)",
         "weights kept as their MXFP8 row- and column-wise copies, no BF16 copy (Megatron-Core --fp8-param-gather "

@@ -505,6 +505,7 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
   // or host offload would hold and move MXFP8 weights is not modelled.
   if (state.precision_read && state.parallel_read && s.is_training() && s.precision.params == DataType::mxfp8 &&
       ok({"precision.params", "precision", "parallel.zero", "parallel.offload"})) {
+    // The two ways out of mxfp8_weights_supported (model/precision.h), each with its reason.
     if (p.zero >= 3) {
       sink.error_at("parallel.zero", "params: mxfp8 is modelled for the distributed optimizer (zero 1 or 2), whose "
                                      "BF16 parameter all-gather fills the gradient buffer; ZeRO-3/FSDP with MXFP8 "

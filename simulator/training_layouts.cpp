@@ -95,14 +95,14 @@ LayoutSpace::LayoutSpace(const Scenario& base, const LayoutSpaceOptions& options
             b.recompute = recompute;
             b.fsdp = fixed.fsdp;
             b.checkpoint = fixed.checkpoint;
-            // MXFP8 weights ride on the distributed optimizer (scenario_checks.cpp): zero 1 or 2.
-            const bool distributed_optimizer_only = base.precision.params == DataType::mxfp8;
+            // MXFP8 weights ride on the distributed optimizer (mxfp8_weights_supported): zero 1 or 2.
+            const bool mxfp8_weights = base.precision.params == DataType::mxfp8;
             std::vector<int> zeros;
             for (int z : options.zero) {
-              if (distributed_optimizer_only && dp > 1 && (z == 0 || z >= 3)) continue;
+              if (mxfp8_weights && !mxfp8_weights_supported(z, dp)) continue;
               if (dp > 1 || z == 0) zeros.push_back(z);
             }
-            if (zeros.empty()) zeros.push_back(distributed_optimizer_only && dp > 1 ? 1 : 0);
+            if (zeros.empty()) zeros.push_back(mxfp8_weights && dp > 1 ? 1 : 0);
             for (int z : zeros) {
               const std::vector<bool> keep_tp = {fixed.tp_comm_overlap};
               const std::vector<bool> both = {false, true};
