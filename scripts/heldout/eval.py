@@ -196,10 +196,10 @@ def main():
                   f"  >20%: {sum(1 for x in v if abs(x) > 0.2)}")
     if a.csv:
         with open(a.csv, "w") as f:
-            f.write("id,measured_s,predicted_s,error\n")
+            f.write("id,measured_s,predicted_s,error,fits\n")
             for r, ref, j, err in results:
                 if j:
-                    f.write(f"{r['id']},{ref},{j['step_time_s']},{(j['step_time_s']-ref)/ref}\n")
+                    f.write(f"{r['id']},{ref},{j['step_time_s']},{(j['step_time_s']-ref)/ref},{int(j.get('fits', True))}\n")
 
 
 if __name__ == "__main__":

@@ -49,7 +49,12 @@ differences stated):
              master remainders with BF16 weights only; Megatron-Bridge and NeMo 25.04+ BF16 rows
              without FSDP: master remainders (the performance scripts' precision-aware optimizer). DGX Cloud Llama 3.1 of GSW 25.01/25.02 (NeMo 1
              hydra configs): FP8 runs keep FP8 weights (configure.sh @143b90d passes
-             +model.fp8_params=$FP8_ENABLED).
+             +model.fp8_params=$FP8_ENABLED); so do DGX Cloud's NeMo-1 Grok-1 and Nemotron-4 FP8
+             runs (DGXC_NEMO1_FP8_PARAMS). Delayed-scaling FP8 rows run by NeMo 2's performance
+             scripts (NeMo tables from 25.02, DGX Cloud GSW 25.04/25.05: NEMO2_PERF_SCRIPT_DGXC):
+             FP8 weights and BF16 gradients (bf16_with_fp8_mixed, grad_reduce_in_fp32 False).
+             NeMo-1 launcher pre-training rows (24.0x tables) of the models whose example script
+             passes grad_sync_dtype=bf16: BF16 gradients (NEMO1_BF16_GRAD_SYNC).
   loss       Megatron-Bridge rows: dev_scenarios' MBRIDGE_CROSS_ENTROPY; NeMo / DGX Cloud Llama 3 rows
              and every NeMo row of 25.04 and later: te; DGX Cloud Llama 3.1 of GSW 25.01/25.02: fused
              (cross_entropy_loss_fusion: true in the launcher's llama3_1_8b.yaml @2ac7cee8); a
@@ -191,6 +196,8 @@ def precision_text(row, model, rec):
         return None
     if "grads_bf16" in rec:
         grads_bf16 = rec["grads_bf16"]
+    elif nemo1_launcher_bf16_grad_sync(row) or (p.startswith("FP8") and nemo2_perf_script_row(row)):
+        grads_bf16 = True
     elif fam == "mbridge":
         grads_bf16 = True
     elif fam == "nemo" and p.startswith("FP8") and release_at_least(row, (25, 4)):
@@ -202,6 +209,11 @@ def precision_text(row, model, rec):
     # delayed scaling, amax history 1024 in launcher conf llama3_1_8b.yaml).
     if (fam == "dgxc" and p.startswith("FP8") and model.startswith("llama3") and not release_at_least(row, (25, 4))
             and "params: fp8" not in keys):
+        keys.append("params: fp8")
+    # DGX Cloud's NeMo-1 Grok-1 and Nemotron-4 recipes pass fp8_params with fp8 (DGXC_NEMO1_FP8_PARAMS);
+    # NeMo 2's performance scripts run delayed-scaling FP8 with FP8 weights (nemo2_perf_script_row).
+    delayed_fp8 = keys == ["compute: fp8"]
+    if delayed_fp8 and (dgxc_nemo1_fp8_params(row) or nemo2_perf_script_row(row)):
         keys.append("params: fp8")
     if grads_bf16:
         keys.append("grads: bf16")
@@ -413,6 +425,67 @@ DGXC_NEMO1 = {
     ("nemo_megatron/README_175b.md", "143b90dd"): (True, True),
     ("nemo_megatron/README_175b.md", "0b71cfda"): (False, True),
 }
+
+
+# DGX Cloud NeMo-1 recipes whose configure.sh sets FP8 primary weights with FP8 compute:
+#   grok1/configure.sh @143b90dd (code index id 36368923657): "model.fp8_params=${FP8_ENABLED^}".
+#   nemotron/configure.sh @35a9aecc (id 36126688295) and @8f5cbb37 (id 36762593030), 15b and 340b:
+#     "+model.fp8_params=${FP8_ENABLED^}".
+#   nemo_megatron/configure.sh @143b90dd (id 36867012982) passes model.fp8 only: not listed.
+DGXC_NEMO1_FP8_PARAMS = ("grok1/README_314b.md", "grok1/README.md (older version; NeMo 24.12 container)",
+                         "nemotron/README_340b.md", "nemotron/README_15b.md")
+
+
+def dgxc_nemo1_fp8_params(row):
+    """Whether a DGX Cloud NeMo-1 row's configure.sh keeps FP8 primary weights under FP8."""
+    return dgxc_nemo1(row) is not None and str((row.get("source") or {}).get("path") or "").startswith(
+        DGXC_NEMO1_FP8_PARAMS)
+
+
+# NeMo-1 launcher pre-training tables (NeMo 24.0x performance summaries, the launcher's
+# examples/README.md): the H100 example scripts that reproduce them pass
+# "+training.model.optim.grad_sync_dtype=bf16" (NVIDIA/NeMo-Framework-Launcher examples/training/...):
+#   gpt/h100/20b_fp8_8node.sh (id 29871488028), gpt/h100/175b_fp8_16node.sh (id 29317235215),
+#   llama/h100/llama2_13b_fp8.sh, llama/h100/llama2_70b_fp8.sh (id 29430981820),
+#   llama/h100/llama3_8b_fp8.sh (ids 21892347474, 14857852882: both stored versions).
+# The Apex distributed optimizer then keeps its contiguous gradient buffer, the weight gradients'
+# accumulation and their reduce-scatter in BF16. Not listed: llama2_7b_fp8.sh (one stored version
+# has it, id 21994513827, one not, id 33952846180), the Nemotron examples (nemotron_8b_fp8.sh id
+# 33851031421, nemotron_22b_fp8.sh id 30054420086: not passed), Nemotron-340B (no example).
+# A transcribed recipe's own grad_reduce_in_fp32 takes precedence.
+NEMO1_BF16_GRAD_SYNC = (r"^gpt-?3-?(20b|175b)$", r"^llama-?2-?(13b|70b)$", r"^llama-?3-?(8b|70b)$")
+
+
+def nemo1_launcher_bf16_grad_sync(row):
+    """Whether a NeMo-1 launcher pre-training row's example script reduces gradients in BF16."""
+    if family(row) != "nemo" or release_at_least(row, (24, 9)) or row.get("task"):
+        return False
+    name = re.sub(r"-+", "-", str(row.get("model") or "").lower().replace("_", "-").replace(" ", "-"))
+    return any(re.search(p, name) for p in NEMO1_BF16_GRAD_SYNC)
+
+
+# NeMo 2's performance scripts (scripts/performance/llm/pretrain_*.py) with --compute_dtype fp8 set
+# trainer.plugins = bf16_with_fp8_mixed() and plugins.grad_reduce_in_fp32 = False: inline in the
+# early scripts (pretrain_gpt3_175b.py, code index id 9297619184), in helpers.set_precision_configs
+# later (id 15243474233, "ds" the default recipe). bf16_with_fp8_mixed keeps FP8 weights in every
+# stored version of nemo/collections/llm/recipes/precision/mixed_precision.py (fp8_params = True,
+# id 19328826476; fp8_param_gather = True, ids 3501017253, 2440947660). Rows run that way: NeMo's
+# own tables from 25.02, and DGX Cloud's GSW 25.04 / 25.05 Nemotron-4, Grok-1 and Llama 3.1 READMEs
+# (@741c8860: nemotron/launch.sh runs scripts.performance.llm.pretrain_nemotron4_<size> of NeMo
+# 25.02.01, id 36107501480; llama3.1's pretrain_llama31.py sets the same plugin; @1f6d9f40: each
+# launch.sh runs scripts.performance.llm.pretrain_<model> of NeMo 25.04, as the rows' recipes record).
+NEMO2_PERF_SCRIPT_DGXC = (("nemotron/README.md", "741c8860"), ("llama3.1/README.md", "741c8860"),
+                          ("nemotron/README.md", "1f6d9f40"), ("grok1/README.md", "1f6d9f40"),
+                          ("llama3.1/README.md", "1f6d9f40"))
+
+
+def nemo2_perf_script_row(row):
+    """Whether a row ran NeMo 2's performance scripts (whose FP8 runs use bf16_with_fp8_mixed)."""
+    fam = family(row)
+    if fam == "nemo":
+        return release_at_least(row, (25, 2)) and not row.get("task")
+    src = row.get("source") or {}
+    return fam == "dgxc" and (str(src.get("path") or ""), str(src.get("commit") or "")[:8]) in NEMO2_PERF_SCRIPT_DGXC
 
 
 def dgxc_nemo1(row):
