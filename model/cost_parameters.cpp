@@ -33,14 +33,17 @@ double CostParameters::gemm_eta(GpuArchitecture arch, DataType compute) const {
   return gemm_eta_hopper_16bit;
 }
 
-double CostParameters::sustained_fraction(GpuArchitecture arch) const {
-  return arch == GpuArchitecture::blackwell ? sustained_derate_blackwell : sustained_derate;
+double CostParameters::sustained_fraction(const GpuSpec& gpu) const {
+  if (!sustained_clocks) return 1.0;
+  if (gpu.sustained_clock_fraction > 0.0) return gpu.sustained_clock_fraction;
+  return gpu.architecture == GpuArchitecture::blackwell ? sustained_derate_blackwell : sustained_derate;
 }
 
 CostParameters CostParameters::burst() const {
   CostParameters out = *this;
   out.sustained_derate = 1.0;
   out.sustained_derate_blackwell = 1.0;
+  out.sustained_clocks = false;
   return out;
 }
 

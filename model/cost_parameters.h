@@ -124,11 +124,16 @@ struct CostParameters : NamedConstants<CostParameters> {
   // ~1000 W (flashinfer-ai/flashinfer PR #2899; rows flashinfer2899_* of
   // tests/fixtures/reference/blackwell_compute.yaml). Hopper's derate is a GEMM's; this one an attention
   // kernel's: both saturate the tensor cores, and the power limit sets the clock for either. GB200
-  // (1200 W) takes B200's figure: no GB200 long-run measurement found (assumption). Caveat: the same
+  // (1200 W) and B300 (1100 W) take B200's figure: no long-run measurement of either found
+  // (assumption); GB300, at 1400 W, holds its maximum clock and has its own figure, 1 (gpus.yaml
+  // gb300 sustained_clock_fraction). Caveat: the same
   // PR finds throttling sets in after ~5 ms of unbroken compute, and gemm_eta_blackwell_16bit's
   // best-shape rows time 100 calls after 50 warm-ups, so they may be partly throttled already; if
   // so, this derate counts that part twice (the published rows cannot separate it).
   double sustained_derate_blackwell = 0.853;
+  // Whether compute-bound kernels run at their sustained speed (the two derates above, or the GPU's
+  // own sustained_clock_fraction); false in a burst() copy.
+  bool sustained_clocks = true;
   // GPU-side cost per kernel (start-up and tail), fitted with the etas above.
   double kernel_gap_s = 4.0e-6;
   // What one kernel launched alone on an idle GPU with a flushed L2 takes beyond the same kernel
@@ -466,8 +471,10 @@ struct CostParameters : NamedConstants<CostParameters> {
 
   // Sustained fraction of `gpu`'s dense peak for a large GEMM with inputs of type `compute`.
   [[nodiscard]] double gemm_eta(GpuArchitecture arch, DataType compute) const;
-  // Sustained over burst speed of compute-bound kernels on `arch` (sustained_derate, or Blackwell's own).
-  [[nodiscard]] double sustained_fraction(GpuArchitecture arch) const;
+  // Sustained over burst speed of compute-bound kernels on `gpu`: the part's own figure where the
+  // catalog gives one (GpuSpec::sustained_clock_fraction), else its architecture's (sustained_derate,
+  // or Blackwell's own); 1 for a burst() copy.
+  [[nodiscard]] double sustained_fraction(const GpuSpec& gpu) const;
   // A copy that prices kernels at their burst speed (every sustained derate 1): for comparing with
   // short, back-to-back benchmark measurements.
   [[nodiscard]] CostParameters burst() const;

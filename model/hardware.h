@@ -49,6 +49,11 @@ struct GpuSpec {
   // architecture's (model/op_time.h sfu_exp_per_sm_clock). Blackwell Ultra (B300, GB300) doubles it
   // (scenarios/catalog/gpus.yaml); attention's softmax spends one per score (model/op_time.h).
   double sfu_exp_per_sm_clock = 0.0;
+  // Sustained over burst speed of compute-bound kernels on this part, when its power limit sets it
+  // apart from its architecture's figure (CostParameters::sustained_fraction); 0: the architecture's
+  // (compute.sustained_derate, compute.sustained_derate.blackwell). GB300 (1400 W) holds its
+  // maximum clock under tensor-core load (scenarios/catalog/gpus.yaml): 1.
+  double sustained_clock_fraction = 0.0;
   std::vector<PowerMode> power_modes;  // empty: the GPU runs at its datasheet figures
 
   [[nodiscard]] FlopRate peak(DataType t) const { return dense_peak[index_of(t)]; }

@@ -349,7 +349,7 @@ OpTiming op_timing(const Op& op, const GpuSpec& gpu, const CostParameters& param
     if (rate > 0.0) memory = Seconds(op.bytes.value() / rate);
   }
   Seconds compute(0.0);
-  const FlopRate sustained = peak_for(gpu, op.dtype) * params.sustained_fraction(gpu.architecture);
+  const FlopRate sustained = peak_for(gpu, op.dtype) * params.sustained_fraction(gpu);
   switch (op.kind) {
     case OpKind::gemm: {
       const double k = op.gemm.k;

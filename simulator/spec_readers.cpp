@@ -31,7 +31,7 @@ const std::vector<std::string>& gpu_field_keys() {
   static const std::vector<std::string> keys = {
       "display_name", "architecture",    "dense_peak",      "memory", "memory_bandwidth", "sm_count",
       "l2_cache",     "nvlink_bandwidth", "host_bandwidth", "tdp",    "unified_memory", "power_modes",
-      "sfu_exp_per_sm_clock"};
+      "sfu_exp_per_sm_clock", "sustained_clock_fraction"};
   return keys;
 }
 
@@ -86,6 +86,8 @@ void read_gpu_fields(const MapReader& r, GpuSpec& gpu) {
   if (auto v = r.boolean("unified_memory")) gpu.unified_memory = *v;
   // Absent: the architecture's rate (model/op_time.h architecture_sfu_exp_per_sm_clock).
   if (auto v = r.real("sfu_exp_per_sm_clock", {0.0, true, 1024.0})) gpu.sfu_exp_per_sm_clock = *v;
+  // Absent: the architecture's sustained derate (CostParameters::sustained_fraction).
+  if (auto v = r.real("sustained_clock_fraction", {0.0, true, 1.0})) gpu.sustained_clock_fraction = *v;
   if (auto v = r.get("power_modes")) {
     if (!v->node.IsSequence()) {
       r.sink().error(v->where, v->path, "expected a sequence of power modes, found " + describe_node(v->node));

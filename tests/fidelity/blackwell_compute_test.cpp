@@ -89,6 +89,9 @@ TEST_CASE("Blackwell's sustained derate is the B200 back-to-back kernel's fully 
 
 TEST_CASE("a compute-bound kernel runs at its architecture's sustained derate of its burst speed") {
   const CostParameters params;
+  // GB300 at its 1400 W limit holds its maximum clock (gpus.yaml gb300 sustained_clock_fraction,
+  // facebookexperimental/triton PR #2023): its own figure, 1, replaces Blackwell's derate, so the
+  // same compute-bound GEMM runs 1 / 0.853 faster than on GB200 (equal datasheet peaks, SM counts).
   Op gemm;
   gemm.kind = OpKind::gemm;
   gemm.dtype = DataType::bf16;
@@ -97,6 +100,9 @@ TEST_CASE("a compute-bound kernel runs at its architecture's sustained derate of
   gemm.bytes = Bytes(2.0 * (16384.0 * 28672.0 + 28672.0 * 8192.0 + 16384.0 * 8192.0));
   // Compute-bound at this size on both GPUs: time minus the kernel gap scales as 1 / derate.
   for (const auto& [name, derate] : {std::pair{std::string("b200"), params.sustained_derate_blackwell},
+                                     std::pair{std::string("gb200"), params.sustained_derate_blackwell},
+                                     std::pair{std::string("b300"), params.sustained_derate_blackwell},
+                                     std::pair{std::string("gb300"), 1.0},
                                      std::pair{std::string("h100-sxm-80gb"), params.sustained_derate}}) {
     CAPTURE(name);
     const GpuSpec& gpu = catalog_gpu(name);
@@ -108,6 +114,14 @@ TEST_CASE("a compute-bound kernel runs at its architecture's sustained derate of
     const double a_burst = op_time(attention, gpu, params.burst()).value() - params.kernel_gap_s;
     CHECK(a_burst / a_sustained == doctest::Approx(derate).epsilon(1e-9));
   }
+  const double gb200 = op_time(gemm, catalog_gpu("gb200"), params).value() - params.kernel_gap_s;
+  const double gb300 = op_time(gemm, catalog_gpu("gb300"), params).value() - params.kernel_gap_s;
+  CHECK(gb200 / gb300 == doctest::Approx(1.0 / params.sustained_derate_blackwell).epsilon(1e-9));
+  // A part's own fraction is a sustained figure: a burst() copy ignores it like the derates.
+  GpuSpec throttled = catalog_gpu("gb300");
+  throttled.sustained_clock_fraction = 0.5;
+  CHECK(params.sustained_fraction(throttled) == 0.5);
+  CHECK(params.burst().sustained_fraction(throttled) == 1.0);
 }
 
 TEST_CASE("Blackwell's flash etas are Hopper's scaled by cuDNN's GB200-over-H200 efficiency at seq 4K-16K") {

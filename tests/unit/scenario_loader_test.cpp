@@ -481,6 +481,7 @@ system:
     memory_bandwidth: 4 TB/s
     power_modes: [{name: low, power: 300 W, compute_scale: 0.5, memory_bandwidth_scale: 0.75}]
     sfu_exp_per_sm_clock: 32
+    sustained_clock_fraction: 0.9
   gpus: 32
   gpus_per_node: 4
   nvlink_domain_gpus: 16
@@ -525,6 +526,7 @@ precision: {compute: fp8, params: bf16, grads: bf16, optimizer: fp32, kv_cache: 
   CHECK(training.system.network.oversubscription == 2.0);
   CHECK(training.training().goodput.gpu_mtbf_hours == 50000.0);
   CHECK(training.system.gpu.sfu_exp_per_sm_clock == 32.0);
+  CHECK(training.system.gpu.sustained_clock_fraction == 0.9);
   CHECK(training.precision.fp8_attention);
   CHECK(parse_scenario(write_scenario_yaml(training), training.source) == training);
 
@@ -605,6 +607,21 @@ TEST_CASE("a GPU's SFU rate must be a positive number of exponentials per SM per
   // Absent, the GPU keeps its catalog entry's (b200: none, so the architecture's 16).
   const Scenario s = parse_scenario(kSmallTraining, "s.yaml");
   CHECK(s.system.gpu.sfu_exp_per_sm_clock == 0.0);
+}
+
+TEST_CASE("a GPU's sustained clock fraction is a share of its burst speed: above 0, at most 1") {
+  const auto with_fraction = [](const std::string& f) {
+    return "schema_version: 1\nmodel: llama3-8b\nsystem:\n  gpu: {preset: b200, sustained_clock_fraction: " + f +
+           "}\n  gpus: 8\ntraining: {seq_len: 4096, global_batch: 8, micro_batch: 1}\n";
+  };
+  CHECK(errors_of(with_fraction("1")) == "");
+  CHECK(errors_of(with_fraction("0.8")) == "");
+  for (const char* bad : {"0", "-0.5", "1.2", "full", "[1]"}) {
+    CAPTURE(bad);
+    CHECK(errors_of(with_fraction(bad)).find("sustained_clock_fraction") != std::string::npos);
+  }
+  // Absent, the part takes its architecture's derate (b200's catalog entry gives none).
+  CHECK(parse_scenario(kSmallTraining, "s.yaml").system.gpu.sustained_clock_fraction == 0.0);
 }
 
 TEST_CASE("FP8 attention needs FP8 training, the fused cuDNN kernel and a Hopper or Blackwell GPU") {
