@@ -64,7 +64,8 @@ differences stated):
              InternLM, torchtitan, fms-fsdp, torchao); a layout field the source leaves
              unconfirmed (a helper's "not confirmed", DGX Cloud's VP printed NA); a precision the source does not state; intermediate steps of an
              optimization history; GPT-OSS MXFP8 in Megatron-Bridge 26.06.01 (a filed regression:
-             the 0.5.1 release notes, cudnn-frontend #256).
+             the 0.5.1 release notes, cudnn-frontend #256); Qwen3-30B-A3B on H100 and B200 in
+             Megatron-Bridge 25.11 and 26.02 (a filed regression, #1998: dev_scenarios.py states it).
 """
 import os
 import re
@@ -627,6 +628,10 @@ def scenario(row):
     if (fam == "mbridge" and re.search(r"26\.06\.01", release(row)) and key == "gpt-oss-120b"
             and "MX" in str(row.get("precision") or "").upper()):
         return None, "release with a filed regression for this run (26.06.01 GPT-OSS MXFP8)"
+    # Qwen3-30B-A3B on H100 and B200 in 25.11 and 26.02 (dev_scenarios.QWEN3_30B_DROPLESS_REGRESSION).
+    if (fam == "mbridge" and key == "qwen3-30b-a3b" and gpu_key(row) in ("H100", "B200")
+            and release(row) in ("25.11", "26.02")):
+        return None, "release with a filed regression for this run (Megatron-Bridge #1998, Qwen3-30B-A3B dropless)"
     m = re.match(r"mlm_dsv3_.*_step(\d+)_", str(row["id"]))
     if m and _s((row.get("recipe") or {}).get("layout_match")) != "true":
         return None, "an intermediate step of an optimization history (the source states the final step's recipe only)"

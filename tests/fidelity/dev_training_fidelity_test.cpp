@@ -77,6 +77,10 @@
 // micro-batch 4, global batch 512) at 20.9 s against 21.77 s measured and GPT-OSS-120B (64 GPUs,
 // EP 64, micro-batch 2) at 4.76 s against 4.30 s, so the shortfall belongs to the Megatron-Bridge
 // recipes' path (all-to-all dispatcher, pipeline, FP8 current scaling: not separable from these rows).
+// Stop 31: the Qwen3-30B-A3B H100 and B200 rows of 25.11 and 26.02 were runs of a filed regression
+// (Megatron-Bridge #1998: dropless 2x slower than 25.09's token-drop; 26.02.01 runs the H100 row's
+// scenario in 28.94 s, 27.4 s predicted, against 26.02's 51.27 s) and left the set; the per-token
+// figure above leaned on them, so what is left of the missing MoE cost is the GPT-OSS and B200 rows'.
 // Then by Blackwell's own compute constants (model/cost_parameters.h, from published kernel
 // measurements, tests/fixtures/reference/blackwell_compute.yaml): sustained derate 0.935 -> 0.853
 // (a B200 throttling under back-to-back tensor-core load, flashinfer PR #2899) and flash etas
@@ -296,12 +300,15 @@ double mean_abs_error(bool (*keep)(const Row&)) {
 }  // namespace
 
 TEST_CASE("every development-set row the mapping's rules cover has a scenario that scripts/dev_scenarios.py wrote") {
-  // 16 MoE rows: Qwen3 30B-A3B / 235B-A22B, GPT-OSS 120B and DeepSeek-V3 on H100, B200 and GB200.
+  // 13 MoE rows: Qwen3 30B-A3B / 235B-A22B, GPT-OSS 120B and DeepSeek-V3 on H100, B200 and GB200
+  // (Qwen3-30B-A3B on GB200 only: its H100 and B200 rows of 25.11 and 26.02 ran a filed regression,
+  // Megatron-Bridge #1998, and left the set at stop 31).
   // 4 CP rows: Llama 3.1 405B with CP 2 and Llama 3 405B with CP 16 at 128K.
   // 8 dense rows: Llama 3 8B on H100, B200, GB200; Llama 3 70B on H100 (25.11, 26.02); Llama 3.1
   // 405B on GB200 (no CP); Llama 3 405B at 8K on 8192 and 16384 GPUs (Table 4). Left out (the
-  // script's SKIP, with reasons): DeepSeek-V3 on H800, Llama 3 70B on GB200 (Megatron-FSDP).
-  CHECK(rows().size() == 28);
+  // script's SKIP, with reasons): DeepSeek-V3 on H800, Llama 3 70B on GB200 (Megatron-FSDP), the
+  // three Qwen3-30B-A3B rows above.
+  CHECK(rows().size() == 25);
   int moe = 0;
   int cp = 0;
   int dense = 0;
@@ -313,7 +320,7 @@ TEST_CASE("every development-set row the mapping's rules cover has a scenario th
     // them with another micro-batch's compute may hide them entirely.
     if (r.moe && !r.ep_overlap) CHECK_MESSAGE(r.time.ep_comm_exposed.value() > 0.0, r.id);
   }
-  CHECK(moe == 16);
+  CHECK(moe == 13);
   CHECK(cp == 4);
   CHECK(dense == 8);
 }
@@ -419,6 +426,11 @@ TEST_CASE("development-set rows: regression guard") {
   // weights (params: mxfp8) and DeepSeek-V3's the full FP32 master, and the BF16 rows the FP32 master as
   // remainders (the performance scripts' precision-aware optimizer): time within 0.1 point. Dense MAE
   // 11.1% -> 9.3%, MoE+CP 17.4% -> 17.8%, all 28 rows 15.6% -> 15.4%; B200 Llama 3 8B is now within 20%.
+  // Stop 31: the Qwen3-30B-A3B rows on H100 (25.11, 26.02) and B200 (25.11) left the set (scripts/
+  // dev_scenarios.py SKIP: Megatron-Bridge #1998, "2X slower performance in QWEN3 30B on H100 and B200
+  // with the dropless schedule ... 25.11 is 2X slower than 25.09"; 26.02.01 runs the H100 row's
+  // scenario, unchanged, in 28.94 s against 26.02's 51.27 s, 27.4 s predicted). Their errors were
+  // -0.557, -0.465, -0.172. MoE+CP MAE 17.8% -> 13.9% over 17 rows, all 25 rows 15.4% -> 12.4%.
   const std::map<std::string, double> measured = {
       {"llama3_405b_t4_16384gpu_cp16_seq131072", -0.180},      // interleaved, V 8 (inferred)
       {"mbridge2509_h100_deepseekv3_fp8_1024gpu", -0.102},     // overlapped DeepEP dispatch; MTP
@@ -426,7 +438,6 @@ TEST_CASE("development-set rows: regression guard") {
       {"mbridge2511_b200_gpt_oss_120b_bf16_64gpu", -0.485},  // clamp, YaRN
       {"mbridge2511_b200_llama31_405b_fp8-cs_128gpu", -0.062},  // 16-bit logits; ring merges
       {"mbridge2511_b200_qwen3_235b_a22b_fp8-mx_64gpu", -0.264},  // MXFP8 stride fix
-      {"mbridge2511_b200_qwen3_30b_a3b_fp8-mx_8gpu", -0.172},
       {"mbridge2511_gb200_deepseekv3_bf16_256gpu", -0.066},    // HybridEP; 152 SMs; recipe layout 4/1
       {"mbridge2511_gb200_deepseekv3_fp8-mx_256gpu", +0.039},  // 152 SMs
       {"mbridge2511_gb200_gpt_oss_120b_bf16_64gpu", -0.106},  // 152 SMs; clamp, YaRN
@@ -435,11 +446,9 @@ TEST_CASE("development-set rows: regression guard") {
       {"mbridge2511_h100_gpt_oss_120b_bf16_64gpu", -0.123},  // clamp, YaRN
       {"mbridge2511_h100_llama31_405b_fp8-cs_1024gpu", -0.123},  // ring merges, last dK/dV hop
       {"mbridge2511_h100_qwen3_235b_a22b_fp8-cs_256gpu", -0.124},  // EP overlap, stretched exchanges
-      {"mbridge2511_h100_qwen3_30b_a3b_fp8-cs_16gpu", -0.557},
       {"mbridge2602_h100_gpt_oss_120b_bf16_64gpu", -0.140},  // clamp, YaRN
       {"mbridge2602_h100_llama31_405b_fp8_1024gpu", -0.079},  // ring merges, last dK/dV hop
       {"mbridge2602_h100_qwen3_235b_a22b_fp8_256gpu", -0.113},  // EP overlap, stretched exchanges
-      {"mbridge2602_h100_qwen3_30b_a3b_fp8_16gpu", -0.465},
       // Dense rows, recorded when added (stop 23, main d42bc8a).
       {"llama3_405b_t4_8192gpu_cp1_seq8192", -0.166},         // interleaved, V 8 (inferred); ZeRO-2
       {"llama3_405b_t4_16384gpu_cp1_seq8192", -0.169},        // interleaved, V 8 (inferred); ZeRO-2

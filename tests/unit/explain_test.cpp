@@ -159,12 +159,12 @@ parallel: {tp: 1, pp: 4, dp: 16, ep: 8, recompute: selective, recompute_modules:
 }
 
 TEST_CASE("explain says when the compute is bounded by the host launching kernels, and by how much") {
-  // Qwen3-30B-A3B on 8 B200s at micro-batch 1 (the development set's Megatron-Bridge 25.11 row):
+  // Qwen3-30B-A3B on 8 B200s at micro-batch 1 (the layout of Megatron-Bridge 25.11's table row):
   // after each MoE forward's host synchronization the CPU launches the experts' per-expert kernels
   // at 12 us x 2.69 each (CostParameters::training_host_dispatch_s), longer than the GPU runs them.
   ExplainOptions options;
   options.sensitivity = false;
-  const Scenario sc = load_scenario("tests/fixtures/dev_scenarios/mbridge2511_b200_qwen3_30b_a3b_fp8-mx_8gpu.yaml");
+  const Scenario sc = load_scenario("tests/fixtures/scenarios/qwen3-30b-a3b-b200-mbs1.yaml");
   const Explanation e = explain_training(sc, options);
   REQUIRE(e.bottleneck == "compute");
   CHECK(e.bottleneck_text.find("bounded by the host") != std::string::npos);
