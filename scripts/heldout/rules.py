@@ -60,7 +60,8 @@ differences stated):
              (cross_entropy_loss_fusion: true in the launcher's llama3_1_8b.yaml @2ac7cee8); a
              recipe's value where recorded; native otherwise.
   routing    dropless, load_imbalance 1 (the tables force-balance routing).
-  skipped    example output lines; LoRA/PEFT; non-Megatron frameworks (MaxText, PaxML, llm-foundry,
+  skipped    example output lines; LoRA/PEFT; printed layouts no run can have (the global batch
+             not a multiple of micro-batch x dp, EP x expert TP not dividing a stage's ranks); non-Megatron frameworks (MaxText, PaxML, llm-foundry,
              InternLM, torchtitan, fms-fsdp, torchao); a layout field the source leaves
              unconfirmed (a helper's "not confirmed", DGX Cloud's VP printed NA); a precision the source does not state; intermediate steps of an
              optimization history; GPT-OSS MXFP8 in Megatron-Bridge 26.06.01 (a filed regression:
@@ -662,6 +663,14 @@ def scenario(row):
     prec = precision_text(row, key, rec)
     if prec is None:
         return None, f"precision {row.get('precision')!r} has no rule"
+    # A printed layout no run can have (a transcription or a table that disagrees with itself) is
+    # left out with the disagreement, not written as a scenario stepcast would refuse.
+    if gbs % (mbs * dp):
+        return None, (f"printed layout inconsistent: global batch {gbs} does not split into micro-batches of "
+                      f"{mbs} over dp {dp}")
+    if ep > 1 and (tp * cp * dp) % (ep * expert_tp(row, key, tp)):
+        return None, (f"printed layout inconsistent: ep {ep} x expert_tp {expert_tp(row, key, tp)} does not divide "
+                      f"a pipeline stage's {tp * cp * dp} ranks")
     lines = [
         f"# held-out row {row['id']} ({row['_file']}), written by scripts/heldout/rules.py",
         "schema_version: 1",
