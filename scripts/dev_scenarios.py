@@ -206,6 +206,12 @@ Rows left out (SKIP below, each with its reason; never a per-row tweak of a rule
                layouts give the same throughput as 25.11 (H100 5113 against 5275 tokens/s/GPU, B200
                27.05 s against 28.19 s a step), while 26.02.01 runs the H100 row's scenario, unchanged,
                in 28.94 s against 26.02's 51.27 s (the 26.02.01 rows are held-out rows, not here).
+  Qwen3-235B-A22B on B200, MXFP8, in 25.11: a run of a filed regression, NVIDIA-NeMo/Megatron-Bridge
+               issue #1705 "Fix QWEN3 235B B200 MXFP8 performance regression" (labels bug, performance,
+               performance/release; "Fixed by disabling EP A2A overlap in config (PR #1760)"); PR #1760:
+               "MXFP8 step time improved from 20.1s to 16.9s ... Disable moe_a2a_overlap due to CPU
+               overhead". The row's 20.05 s is the 20.1 s; 25.09's row of the same scenario measured
+               15.33 s (a held-out row).
   Llama 3 70B GB200 FP8-CS 25.11 (64 GPUs, tp 1, pp 1, micro_batch 2, global_batch 256): its
                recipe, LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_V2 (scripts/performance/configs/
                llama/llama3_workload_base_configs.py, code index id 52014364621; the layout is the
@@ -256,6 +262,8 @@ SKIP = {
     "mbridge2511_h100_qwen3_30b_a3b_fp8-cs_16gpu": QWEN3_30B_DROPLESS_REGRESSION,
     "mbridge2511_b200_qwen3_30b_a3b_fp8-mx_8gpu": QWEN3_30B_DROPLESS_REGRESSION,
     "mbridge2602_h100_qwen3_30b_a3b_fp8_16gpu": QWEN3_30B_DROPLESS_REGRESSION,
+    "mbridge2511_b200_qwen3_235b_a22b_fp8-mx_64gpu":
+        "a release with a filed regression for this run (Megatron-Bridge #1705, fixed by PR #1760)",
     "mbridge2511_gb200_llama3_70b_fp8-cs_64gpu":
         "its recipe runs Megatron-FSDP with 40 layers' activations offloaded; no rule maps either",
 }

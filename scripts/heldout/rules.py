@@ -66,7 +66,8 @@ differences stated):
              unconfirmed (a helper's "not confirmed", DGX Cloud's VP printed NA); a precision the source does not state; intermediate steps of an
              optimization history; GPT-OSS MXFP8 in Megatron-Bridge 26.06.01 (a filed regression:
              the 0.5.1 release notes, cudnn-frontend #256); Qwen3-30B-A3B on H100 and B200 in
-             Megatron-Bridge 25.11 and 26.02 (a filed regression, #1998: dev_scenarios.py states it).
+             Megatron-Bridge 25.11 and 26.02 (a filed regression, #1998: dev_scenarios.py states it);
+             Qwen3-235B-A22B MXFP8 on B200 in 25.11 (#1705).
 """
 import os
 import re
@@ -633,6 +634,10 @@ def scenario(row):
     if (fam == "mbridge" and key == "qwen3-30b-a3b" and gpu_key(row) in ("H100", "B200")
             and release(row) in ("25.11", "26.02")):
         return None, "release with a filed regression for this run (Megatron-Bridge #1998, Qwen3-30B-A3B dropless)"
+    # Qwen3-235B-A22B on B200, MXFP8, in 25.11 (dev_scenarios.py: Megatron-Bridge #1705 / PR #1760).
+    if (fam == "mbridge" and key == "qwen3-235b-a22b" and gpu_key(row) == "B200" and release(row) == "25.11"
+            and "MX" in str(row.get("precision") or "").upper()):
+        return None, "release with a filed regression for this run (Megatron-Bridge #1705, Qwen3-235B B200 MXFP8)"
     m = re.match(r"mlm_dsv3_.*_step(\d+)_", str(row["id"]))
     if m and _s((row.get("recipe") or {}).get("layout_match")) != "true":
         return None, "an intermediate step of an optimization history (the source states the final step's recipe only)"
