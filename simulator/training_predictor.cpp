@@ -1094,6 +1094,15 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     out.notes.emplace_back("DualPipe keeps two copies of every model stage: weights, gradients and optimizer states "
                            "of both are counted");
   }
+  if (gpu.sustained_clock_fraction > 0.0 && m_params.sustained_clocks) {
+    // A part with its own figure does not follow the architecture's derate: say so, so that a
+    // --constant or profile setting of that derate is not silently without effect here.
+    out.notes.push_back(fmt::format(
+        "compute-bound kernels run at {:g} of their burst speed: {}'s own sustained_clock_fraction (GPU catalog), in "
+        "place of {}",
+        gpu.sustained_clock_fraction, gpu.name,
+        gpu.architecture == GpuArchitecture::blackwell ? "compute.sustained_derate.blackwell" : "compute.sustained_derate"));
+  }
   if (plan.has_moe) {
     const MoeSpec& moe = plan.moe_shape.moe;
     out.notes.push_back(moe.capacity_factor > 0.0

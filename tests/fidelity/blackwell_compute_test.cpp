@@ -20,6 +20,8 @@
 
 #include "model/op_time.h"
 #include "simulator/catalog.h"
+#include "simulator/scenario_loader.h"
+#include "simulator/training_predictor.h"
 
 using namespace stepcast;
 
@@ -208,4 +210,19 @@ TEST_CASE("the flash schedule's CTA overhead and tail reproduce cuDNN's rise in 
       }
     }
   }
+}
+
+TEST_CASE("a prediction on a part with its own sustained clock fraction says that it replaces the architecture's derate") {
+  const auto notes_on = [](const std::string& gpu) {
+    const Scenario sc = parse_scenario("schema_version: 1\nmodel: llama3-8b\nsystem: {gpu: " + gpu +
+                                           ", gpus: 8}\ntraining: {seq_len: 4096, global_batch: 64, micro_batch: 1}\n",
+                                       "s.yaml");
+    std::string all;
+    for (const std::string& n : TrainingPredictor().predict(sc).notes) all += n + "\n";
+    return all;
+  };
+  const std::string gb300 = notes_on("gb300");
+  CHECK(gb300.find("gb300's own sustained_clock_fraction") != std::string::npos);
+  CHECK(gb300.find("in place of compute.sustained_derate.blackwell") != std::string::npos);
+  CHECK(notes_on("gb200").find("sustained_clock_fraction") == std::string::npos);
 }
