@@ -14,8 +14,10 @@
 // TFLOP/s.
 //
 // Tolerances: the bar (10% mean absolute error, 20% on any row) is reported by cases
-// allowed to fail while the model misses it (it does: mean 26.1% over the 20 rows, see the
-// guard's table); a regression guard fails when any row drifts 10 points from its recorded error.
+// allowed to fail while the model misses it (it does: at stop 31, mean 13.1% over the 16 MoE and CP
+// rows, 11.8% over all 24, two rows beyond 20%; 26.1% over the then 20 MoE and CP rows when this
+// was first written; see the guard's table); a regression guard fails when any row drifts 10
+// points from its recorded error.
 // The table was moved by pricing Transformer Engine's per-expert GEMM loop, the experts' FP8
 // casts and the all-to-all dispatcher's host synchronization (model/moe_ops.h): mean 29.8% ->
 // 28.5%; then by Qwen3's QK-norm (model/layer_ops.cpp push_qk_norm; 28.3% on main before it ->
