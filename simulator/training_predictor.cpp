@@ -1098,7 +1098,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
     // A part with its own figure does not follow the architecture's derate: say so, so that a
     // --constant or profile setting of that derate is not silently without effect here.
     out.notes.push_back(fmt::format(
-        "compute-bound kernels run at {:g} of their burst speed: {}'s own sustained_clock_fraction (GPU catalog), in "
+        "compute-bound kernels run at {:g} of their burst speed: {}'s own sustained_clock_fraction (its GPU spec), in "
         "place of {}",
         gpu.sustained_clock_fraction, gpu.name,
         gpu.architecture == GpuArchitecture::blackwell ? "compute.sustained_derate.blackwell" : "compute.sustained_derate"));
