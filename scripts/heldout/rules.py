@@ -491,6 +491,30 @@ def nemo2_perf_script_row(row):
     return fam == "dgxc" and (str(src.get("path") or ""), str(src.get("commit") or "")[:8]) in NEMO2_PERF_SCRIPT_DGXC
 
 
+# Megatron-Bridge runs of a release with a filed regression measure the defect, not the hardware
+# (the repo README's MoE section): (model, GPUs or None for any, release pattern (re.fullmatch),
+# MXFP8 only, what the skip names).
+#   GPT-OSS GB200/GB300 MXFP8 in 26.06.01: Megatron-Bridge 0.5.1 release notes, regressed CuTeDSL
+#     kernels, cudnn-frontend #256.
+#   Qwen3-30B-A3B on H100 and B200 in 25.11 and 26.02: #1998 (dev_scenarios.py states the evidence).
+#   Qwen3-235B-A22B MXFP8 on B200 in 25.11: #1705, fixed by PR #1760 (dev_scenarios.py).
+FILED_REGRESSIONS = (
+    ("gpt-oss-120b", None, r".*26\.06\.01.*", True, "26.06.01 GPT-OSS MXFP8"),
+    ("qwen3-30b-a3b", ("H100", "B200"), r"25\.11|26\.02", False, "Megatron-Bridge #1998, Qwen3-30B-A3B dropless"),
+    ("qwen3-235b-a22b", ("B200",), r"25\.11", True, "Megatron-Bridge #1705, Qwen3-235B B200 MXFP8"),
+)
+
+
+def filed_regression(row, model):
+    """What FILED_REGRESSIONS names for a Megatron-Bridge row of `model`, or None."""
+    mx = "MX" in str(row.get("precision") or "").upper()
+    for key, gpus, releases, mx_only, what in FILED_REGRESSIONS:
+        if (model == key and (gpus is None or gpu_key(row) in gpus) and re.fullmatch(releases, release(row))
+                and (mx or not mx_only)):
+            return what
+    return None
+
+
 def dgxc_nemo1(row):
     """(flash2, tp_comm_overlap) of a DGX Cloud NeMo-1 configure.sh row, or None."""
     if family(row) != "dgxc" or gpu_key(row) != "H100":
@@ -624,20 +648,10 @@ def scenario(row):
             rec = dict(rec, fsdp=True)
         if "1f1b overlap" in notes:
             rec = dict(rec, a2a=True)
-    # Runs of a release with a filed regression measure the defect, not the hardware (the repo
-    # README's MoE section): GPT-OSS GB200/GB300 MXFP8 in 26.06.01 (Megatron-Bridge 0.5.1 release
-    # notes: regressed CuTeDSL kernels, cudnn-frontend #256).
-    if (fam == "mbridge" and re.search(r"26\.06\.01", release(row)) and key == "gpt-oss-120b"
-            and "MX" in str(row.get("precision") or "").upper()):
-        return None, "release with a filed regression for this run (26.06.01 GPT-OSS MXFP8)"
-    # Qwen3-30B-A3B on H100 and B200 in 25.11 and 26.02 (dev_scenarios.QWEN3_30B_DROPLESS_REGRESSION).
-    if (fam == "mbridge" and key == "qwen3-30b-a3b" and gpu_key(row) in ("H100", "B200")
-            and release(row) in ("25.11", "26.02")):
-        return None, "release with a filed regression for this run (Megatron-Bridge #1998, Qwen3-30B-A3B dropless)"
-    # Qwen3-235B-A22B on B200, MXFP8, in 25.11 (dev_scenarios.py: Megatron-Bridge #1705 / PR #1760).
-    if (fam == "mbridge" and key == "qwen3-235b-a22b" and gpu_key(row) == "B200" and release(row) == "25.11"
-            and "MX" in str(row.get("precision") or "").upper()):
-        return None, "release with a filed regression for this run (Megatron-Bridge #1705, Qwen3-235B B200 MXFP8)"
+    if fam == "mbridge":
+        regression = filed_regression(row, key)
+        if regression:
+            return None, f"release with a filed regression for this run ({regression})"
     m = re.match(r"mlm_dsv3_.*_step(\d+)_", str(row["id"]))
     if m and _s((row.get("recipe") or {}).get("layout_match")) != "true":
         return None, "an intermediate step of an optimization history (the source states the final step's recipe only)"
@@ -673,8 +687,9 @@ def scenario(row):
     if gbs % (mbs * dp):
         return None, (f"printed layout inconsistent: global batch {gbs} does not split into micro-batches of "
                       f"{mbs} over dp {dp}")
-    if ep > 1 and (tp * cp * dp) % (ep * expert_tp(row, key, tp)):
-        return None, (f"printed layout inconsistent: ep {ep} x expert_tp {expert_tp(row, key, tp)} does not divide "
+    etp = expert_tp(row, key, tp)
+    if ep > 1 and (tp * cp * dp) % (ep * etp):
+        return None, (f"printed layout inconsistent: ep {ep} x expert_tp {etp} does not divide "
                       f"a pipeline stage's {tp * cp * dp} ranks")
     lines = [
         f"# held-out row {row['id']} ({row['_file']}), written by scripts/heldout/rules.py",
@@ -697,7 +712,7 @@ def scenario(row):
     if cp > 1:
         lines += [f"  cp: {cp}", "  cp_kind: ring"]
     if ep > 1:
-        lines += [f"  ep: {ep}", f"  expert_tp: {expert_tp(row, key, tp)}"]
+        lines += [f"  ep: {ep}", f"  expert_tp: {etp}"]
     if vpp > 1:
         lines.append(f"  vpp: {vpp}")
     chunks = pp * vpp
