@@ -8,8 +8,9 @@ namespace stepcast {
 
 double CostParameters::gemm_eta(GpuArchitecture arch, DataType compute) const {
   switch (compute) {
-    case DataType::fp8:
     case DataType::mxfp8:
+      return gemm_eta_fp8 * gemm_mxfp8_over_fp8;
+    case DataType::fp8:
     case DataType::nvfp4:
     case DataType::int4:
       return gemm_eta_fp8;

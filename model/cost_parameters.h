@@ -38,6 +38,14 @@ struct CostParameters : NamedConstants<CostParameters> {
   double gemm_eta_cdna3_16bit = 0.75;    // no MI300X row in the file: placeholder equal to Blackwell; calibrate
   double gemm_eta_fp8 = 0.74;            // H100 1402.6/1979, H200 1453.4/1979, GH200 1535/1979,
                                          // B200 3432.5/4500, GB200 3615.6/5000 (mamf_*_fp8_e4m3fn)
+  // Speed of an MXFP8 GEMM kernel (1x32 block scales, Blackwell) over the tensor-scaled FP8 kernel
+  // of the same shapes, both pre-quantized: Transformer Engine's GEMM profiling tutorial on a B300,
+  // the 12 GEMMs of one layer (15872 tokens, hidden 4096, FFN 16384), 6.812 ms FP8 (current
+  // scaling) against 7.161 ms MXFP8 = 0.951 (fprop 0.912, dgrad 0.972, wgrad 0.969;
+  // tests/fixtures/reference/te_gemm_profiling_b300.yaml). The block scales are read and applied
+  // inside the kernel. gemm_eta(mxfp8) is gemm_eta_fp8 times this; taken for B200/GB200 as well
+  // (the same MMA instructions; no measurement of theirs found).
+  double gemm_mxfp8_over_fp8 = 0.951;
   // INT8 GEMMs are their own kernels (integer MMA, int32 accumulation, an int32 or requantized int8
   // C: cuBLASLt's datatype table for CUBLAS_COMPUTE_32I; the H200 harness's int8 GEMMs write int32
   // C, scenarios/calibration/h200-sxm-141gb/run-5692d753a737/gemm.json), so a profile fitted on
@@ -498,6 +506,7 @@ struct CostParameters : NamedConstants<CostParameters> {
     f("gemm.eta.ada_16bit", self.gemm_eta_ada_16bit, "gemm_measurements.yaml L40S row");
     f("gemm.eta.cdna3_16bit", self.gemm_eta_cdna3_16bit, "placeholder (no MI300X measurement)");
     f("gemm.eta.fp8", self.gemm_eta_fp8, "gemm_measurements.yaml FP8 best-shape rows");
+    f("gemm.mxfp8_over_fp8", self.gemm_mxfp8_over_fp8, "TransformerEngine gemm_profiling.rst, B300 pre-quantized 6.812 / 7.161 ms");
     f("gemm.eta.int8", self.gemm_eta_int8, "assumption: equal to gemm.eta.fp8 (no int8 row in gemm_measurements.yaml)");
     f("gemm.eta.tf32", self.gemm_eta_tf32, "gemm_measurements.yaml H100 SXM tf32 best row");
     f("gemm.eta.fp32_simt", self.gemm_eta_fp32_simt, "gemm_measurements.yaml fp32 rows");

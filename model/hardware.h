@@ -54,6 +54,11 @@ struct GpuSpec {
   // (compute.sustained_derate, compute.sustained_derate.blackwell). GB300 (1400 W) holds its
   // maximum clock under tensor-core load (scenarios/catalog/gpus.yaml): 1.
   double sustained_clock_fraction = 0.0;
+  // Speed of an NVFP4 GEMM kernel over the same part's tensor-scaled FP8 kernel at training shapes,
+  // where a measurement shows the datasheet's FP4-over-FP8 peak ratio is not reached
+  // (model/op_time.h gemm_peak); 0: the datasheet ratio. Blackwell Ultra's NVFP4 GEMMs run 1.81x
+  // FP8's against a 3.1x peak ratio (scenarios/catalog/gpus.yaml b300, gb300).
+  double nvfp4_gemm_over_fp8 = 0.0;
   std::vector<PowerMode> power_modes;  // empty: the GPU runs at its datasheet figures
 
   [[nodiscard]] FlopRate peak(DataType t) const { return dense_peak[index_of(t)]; }

@@ -29,6 +29,14 @@ FlopRate peak_for(const GpuSpec& gpu, DataType t) {
 
 }  // namespace
 
+FlopRate gemm_peak(const GpuSpec& gpu, DataType t) {
+  if (t == DataType::nvfp4 && gpu.nvfp4_gemm_over_fp8 > 0.0 && gpu.supports(DataType::nvfp4) &&
+      gpu.supports(DataType::fp8)) {
+    return gpu.peak(DataType::fp8) * gpu.nvfp4_gemm_over_fp8;
+  }
+  return peak_for(gpu, t);
+}
+
 // Exponentials (MUFU.EX2) per SM per clock on compute capability 8.x-10.0: CUDA C++ Programming
 // Guide, "Arithmetic Instructions" throughput table.
 constexpr double kSfuExpPerSmClock = 16.0;
@@ -127,7 +135,7 @@ double gemm_output_bytes(DataType dtype) {
 double gemm_epilogue_depth(DataType dtype, const GpuSpec& gpu, const CostParameters& params) {
   const double clock = sm_clock_hz(gpu);
   if (params.gemm_epilogue_rate <= 0.0 || clock <= 0.0) return 0.0;
-  const double flops_per_sm_clock = peak_for(gpu, dtype).value() / (gpu.sm_count * clock);
+  const double flops_per_sm_clock = gemm_peak(gpu, dtype).value() / (gpu.sm_count * clock);
   return gemm_output_bytes(dtype) * flops_per_sm_clock / (2.0 * params.gemm_epilogue_rate);
 }
 
@@ -349,7 +357,8 @@ OpTiming op_timing(const Op& op, const GpuSpec& gpu, const CostParameters& param
     if (rate > 0.0) memory = Seconds(op.bytes.value() / rate);
   }
   Seconds compute(0.0);
-  const FlopRate sustained = peak_for(gpu, op.dtype) * params.sustained_fraction(gpu);
+  const FlopRate sustained =
+      (op.kind == OpKind::gemm ? gemm_peak(gpu, op.dtype) : peak_for(gpu, op.dtype)) * params.sustained_fraction(gpu);
   switch (op.kind) {
     case OpKind::gemm: {
       const double k = op.gemm.k;

@@ -64,6 +64,11 @@ double flash_doubled_sfu_speedup(const GpuSpec& gpu, bool backward, const CostPa
 // Engine's FP8 dot-product attention, cuDNN's FP8 SDPA): CostParameters::flash_fp8_* of its
 // generation (Hopper, Blackwell, Blackwell Ultra), 1 elsewhere. Priced against the 16-bit peak.
 double flash_fp8_speedup(const GpuSpec& gpu, bool backward, const CostParameters& params);
+// The rate a GEMM with `t` inputs runs against on `gpu`, before its efficiency: the datasheet dense
+// peak of `t` (or, for a format the GPU has no tensor-core mode for, of the next wider one it has),
+// except NVFP4 on a part whose NVFP4 kernels are measured below the datasheet's FP4-over-FP8 ratio
+// (GpuSpec::nvfp4_gemm_over_fp8): its FP8 peak times that ratio. FLOP/s.
+FlopRate gemm_peak(const GpuSpec& gpu, DataType t);
 // The clock at which the GPU's datasheet dense 16-bit peak is quoted: peak / (SMs x FLOPs per SM
 // per clock). 0 when the GPU has no 16-bit peak or SM count.
 double sm_clock_hz(const GpuSpec& gpu);

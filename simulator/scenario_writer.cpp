@@ -123,6 +123,7 @@ void write_gpu(Writer& w, int indent, const GpuSpec& g) {
   if (g.unified_memory) w.value(i, "unified_memory", "true");
   if (g.sfu_exp_per_sm_clock > 0.0) w.real(i, "sfu_exp_per_sm_clock", g.sfu_exp_per_sm_clock);
   if (g.sustained_clock_fraction > 0.0) w.real(i, "sustained_clock_fraction", g.sustained_clock_fraction);
+  if (g.nvfp4_gemm_over_fp8 > 0.0) w.real(i, "nvfp4_gemm_over_fp8", g.nvfp4_gemm_over_fp8);
   if (!g.power_modes.empty()) {
     w.key(i, "power_modes");
     for (const PowerMode& m : g.power_modes) {

@@ -31,7 +31,7 @@ const std::vector<std::string>& gpu_field_keys() {
   static const std::vector<std::string> keys = {
       "display_name", "architecture",    "dense_peak",      "memory", "memory_bandwidth", "sm_count",
       "l2_cache",     "nvlink_bandwidth", "host_bandwidth", "tdp",    "unified_memory", "power_modes",
-      "sfu_exp_per_sm_clock", "sustained_clock_fraction"};
+      "sfu_exp_per_sm_clock", "sustained_clock_fraction", "nvfp4_gemm_over_fp8"};
   return keys;
 }
 
@@ -88,6 +88,8 @@ void read_gpu_fields(const MapReader& r, GpuSpec& gpu) {
   if (auto v = r.real("sfu_exp_per_sm_clock", {0.0, true, 1024.0})) gpu.sfu_exp_per_sm_clock = *v;
   // Absent: the architecture's sustained derate (CostParameters::sustained_fraction).
   if (auto v = r.real("sustained_clock_fraction", {0.0, true, 1.0})) gpu.sustained_clock_fraction = *v;
+  // Absent: the datasheet's NVFP4-over-FP8 peak ratio (model/op_time.h gemm_peak).
+  if (auto v = r.real("nvfp4_gemm_over_fp8", {0.0, true, 16.0})) gpu.nvfp4_gemm_over_fp8 = *v;
   if (auto v = r.get("power_modes")) {
     if (!v->node.IsSequence()) {
       r.sink().error(v->where, v->path, "expected a sequence of power modes, found " + describe_node(v->node));

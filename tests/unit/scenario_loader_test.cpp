@@ -482,6 +482,7 @@ system:
     power_modes: [{name: low, power: 300 W, compute_scale: 0.5, memory_bandwidth_scale: 0.75}]
     sfu_exp_per_sm_clock: 32
     sustained_clock_fraction: 0.9
+    nvfp4_gemm_over_fp8: 1.5
   gpus: 32
   gpus_per_node: 4
   nvlink_domain_gpus: 16
@@ -527,6 +528,7 @@ precision: {compute: fp8, params: bf16, grads: bf16, optimizer: fp32, kv_cache: 
   CHECK(training.training().goodput.gpu_mtbf_hours == 50000.0);
   CHECK(training.system.gpu.sfu_exp_per_sm_clock == 32.0);
   CHECK(training.system.gpu.sustained_clock_fraction == 0.9);
+  CHECK(training.system.gpu.nvfp4_gemm_over_fp8 == 1.5);
   CHECK(training.precision.fp8_attention);
   CHECK(parse_scenario(write_scenario_yaml(training), training.source) == training);
 
@@ -622,6 +624,20 @@ TEST_CASE("a GPU's sustained clock fraction is a share of its burst speed: above
   }
   // Absent, the part takes its architecture's derate (b200's catalog entry gives none).
   CHECK(parse_scenario(kSmallTraining, "s.yaml").system.gpu.sustained_clock_fraction == 0.0);
+}
+
+TEST_CASE("a GPU's NVFP4-over-FP8 GEMM speed is a positive ratio; absent, the datasheet peaks set it") {
+  const auto with_ratio = [](const std::string& r) {
+    return "schema_version: 1\nmodel: llama3-8b\nsystem:\n  gpu: {preset: b200, nvfp4_gemm_over_fp8: " + r +
+           "}\n  gpus: 8\ntraining: {seq_len: 4096, global_batch: 8, micro_batch: 1}\n";
+  };
+  CHECK(errors_of(with_ratio("1.81")) == "");
+  CHECK(errors_of(with_ratio("0.5")) == "");
+  for (const char* bad : {"0", "-1", "17", "fast", "[2]"}) {
+    CAPTURE(bad);
+    CHECK(errors_of(with_ratio(bad)).find("nvfp4_gemm_over_fp8") != std::string::npos);
+  }
+  CHECK(parse_scenario(kSmallTraining, "s.yaml").system.gpu.nvfp4_gemm_over_fp8 == 0.0);
 }
 
 TEST_CASE("FP8 attention needs FP8 training, the fused cuDNN kernel and a Hopper or Blackwell GPU") {
