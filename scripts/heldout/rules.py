@@ -67,7 +67,8 @@ differences stated):
              optimization history; GPT-OSS MXFP8 in Megatron-Bridge 26.06.01 (a filed regression:
              the 0.5.1 release notes, cudnn-frontend #256); Qwen3-30B-A3B on H100 and B200 in
              Megatron-Bridge 25.11 and 26.02 (a filed regression, #1998: dev_scenarios.py states it);
-             Qwen3-235B-A22B MXFP8 on B200 in 25.11 (#1705).
+             Qwen3-235B-A22B MXFP8 on B200 in 25.11 (#1705): one table for both sets,
+             dev_scenarios.py FILED_REGRESSIONS.
 """
 import os
 import re
@@ -491,28 +492,9 @@ def nemo2_perf_script_row(row):
     return fam == "dgxc" and (str(src.get("path") or ""), str(src.get("commit") or "")[:8]) in NEMO2_PERF_SCRIPT_DGXC
 
 
-# Megatron-Bridge runs of a release with a filed regression measure the defect, not the hardware
-# (the repo README's MoE section): (model, GPUs or None for any, release pattern (re.fullmatch),
-# MXFP8 only, what the skip names).
-#   GPT-OSS GB200/GB300 MXFP8 in 26.06.01: Megatron-Bridge 0.5.1 release notes, regressed CuTeDSL
-#     kernels, cudnn-frontend #256.
-#   Qwen3-30B-A3B on H100 and B200 in 25.11 and 26.02: #1998 (dev_scenarios.py states the evidence).
-#   Qwen3-235B-A22B MXFP8 on B200 in 25.11: #1705, fixed by PR #1760 (dev_scenarios.py).
-FILED_REGRESSIONS = (
-    ("gpt-oss-120b", None, r".*26\.06\.01.*", True, "26.06.01 GPT-OSS MXFP8"),
-    ("qwen3-30b-a3b", ("H100", "B200"), r"25\.11|26\.02", False, "Megatron-Bridge #1998, Qwen3-30B-A3B dropless"),
-    ("qwen3-235b-a22b", ("B200",), r"25\.11", True, "Megatron-Bridge #1705, Qwen3-235B B200 MXFP8"),
-)
-
-
 def filed_regression(row, model):
-    """What FILED_REGRESSIONS names for a Megatron-Bridge row of `model`, or None."""
-    mx = "MX" in str(row.get("precision") or "").upper()
-    for key, gpus, releases, mx_only, what in FILED_REGRESSIONS:
-        if (model == key and (gpus is None or gpu_key(row) in gpus) and re.fullmatch(releases, release(row))
-                and (mx or not mx_only)):
-            return what
-    return None
+    """What dev_scenarios.py's FILED_REGRESSIONS names for a Megatron-Bridge row of `model`, or None."""
+    return dev.filed_regression(model, gpu_key(row), release(row), "MX" in str(row.get("precision") or "").upper())
 
 
 def dgxc_nemo1(row):
