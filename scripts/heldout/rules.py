@@ -340,7 +340,15 @@ def clean_recipe(row):
     if _s(rec.get("use_megatron_fsdp")) == "true" or fs.startswith(("true", "yes", "fsdp2", "megatron-fsdp", "megatron fsdp")):
         out["fsdp"] = True
     cg = _s(rec.get("cuda_graph_scope")) + " " + _s(rec.get("cuda_graphs")) + " " + _s(rec.get("cuda_graph_impl"))
-    if "full_iteration" in cg or "one outer graph for the complete training step" in cg:
+    # cuda_graph_impl "none" captures nothing whatever the scope says: Megatron-Bridge's
+    # scripts/performance/utils/overrides.py _set_cuda_graph_overrides returns before reading the
+    # scope when impl is "none" (public code index id 57650989731; the older version, id 33152635004,
+    # stores the scope but leaves impl "none"), and Megatron-Core builds the full-iteration graph
+    # only with impl "local" (its test "deprecated cuda_graph_scope full_iteration ... noops without
+    # local impl", id 59727293008). The Llama 3 70B NVFP4 V2 recipes set impl "none" with scope
+    # "full_iteration" (llama3_workload_base_configs.py @00919dcf).
+    graphs_off = _s(rec.get("cuda_graph_impl")) == "none"
+    if not graphs_off and ("full_iteration" in cg or "one outer graph for the complete training step" in cg):
         out["cuda_graphs"] = "full_iteration"
     gr = _s(rec.get("grad_reduce_in_fp32"))
     fp8_row = str(row.get("precision") or "").upper().startswith(("FP8", "MX"))
