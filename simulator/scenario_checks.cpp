@@ -522,6 +522,13 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
   }
 
   // --- Precision against the GPU ---------------------------------------------------------------
+  // The measured NVFP4 GEMM speed is a ratio to the part's FP8 peak (model/op_time.h gemm_peak): a GPU
+  // without both peaks cannot use it, and silently ignoring it would hide a typo'd spec.
+  if (state.system_read && ok({"system.gpu"}) && sys.gpu.nvfp4_gemm_over_fp8 > 0.0 &&
+      !(sys.gpu.supports(DataType::nvfp4) && sys.gpu.supports(DataType::fp8))) {
+    sink.error_at("system.gpu", "nvfp4_gemm_over_fp8 is a speed relative to the FP8 GEMM; GPU '" + sys.gpu.name +
+                                    "' needs both an fp8 and an nvfp4 dense peak for it");
+  }
   if (state.precision_read && state.system_read && ok({"precision", "system.gpu", "system.power_mode"}) &&
       !sys.gpu.supports(s.precision.compute)) {
     std::string supported;

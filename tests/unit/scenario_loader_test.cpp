@@ -476,7 +476,7 @@ system:
   gpu:
     name: my-gpu
     architecture: hopper
-    dense_peak: {bf16: 500 TFLOP/s, fp8: 1 PFLOP/s}
+    dense_peak: {bf16: 500 TFLOP/s, fp8: 1 PFLOP/s, nvfp4: 2 PFLOP/s}
     memory: 96 GiB
     memory_bandwidth: 4 TB/s
     power_modes: [{name: low, power: 300 W, compute_scale: 0.5, memory_bandwidth_scale: 0.75}]
@@ -638,6 +638,11 @@ TEST_CASE("a GPU's NVFP4-over-FP8 GEMM speed is a positive ratio; absent, the da
     CHECK(errors_of(with_ratio(bad)).find("nvfp4_gemm_over_fp8") != std::string::npos);
   }
   CHECK(parse_scenario(kSmallTraining, "s.yaml").system.gpu.nvfp4_gemm_over_fp8 == 0.0);
+  // A ratio to the FP8 GEMM: meaningless on a part without FP8 and NVFP4 peaks (the H100 has no NVFP4).
+  const std::string on_h100 =
+      "schema_version: 1\nmodel: llama3-8b\nsystem:\n  gpu: {preset: h100-sxm-80gb, nvfp4_gemm_over_fp8: 1.5}\n"
+      "  gpus: 8\ntraining: {seq_len: 4096, global_batch: 8, micro_batch: 1}\n";
+  CHECK(errors_of(on_h100).find("needs both an fp8 and an nvfp4 dense peak") != std::string::npos);
 }
 
 TEST_CASE("FP8 attention needs FP8 training, the fused cuDNN kernel and a Hopper or Blackwell GPU") {
