@@ -1103,6 +1103,13 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
         gpu.sustained_clock_fraction, gpu.name,
         gpu.architecture == GpuArchitecture::blackwell ? "compute.sustained_derate.blackwell" : "compute.sustained_derate"));
   }
+  if (precision.compute == DataType::nvfp4 && gpu.nvfp4_gemm_over_fp8 > 0.0) {
+    // MFU stays against the datasheet peak (the published convention); the GEMMs do not reach it.
+    out.notes.push_back(fmt::format(
+        "NVFP4 GEMMs run at {:g}x {}'s FP8 GEMM speed (its GPU spec's nvfp4_gemm_over_fp8, a measurement), not at "
+        "its {:g} TFLOP/s NVFP4 datasheet peak; MFU is against the datasheet peak",
+        gpu.nvfp4_gemm_over_fp8, gpu.name, gpu.peak(DataType::nvfp4).value() / 1e12));
+  }
   if (plan.has_moe) {
     const MoeSpec& moe = plan.moe_shape.moe;
     out.notes.push_back(moe.capacity_factor > 0.0

@@ -25,6 +25,8 @@
 
 #include "model/op_time.h"
 #include "simulator/catalog.h"
+#include "simulator/scenario_loader.h"
+#include "simulator/training_predictor.h"
 
 using namespace stepcast;
 
@@ -142,4 +144,20 @@ TEST_CASE("the model's FP8-over-BF16 GEMM speed on Hopper follows Transformer En
   std::printf("h200 FP8 over BF16: model %.3fx, measured (H200 NVL) %.3fx (%+.1f%%)\n", model, measured,
               (model / measured - 1.0) * 100.0);
   CHECK(std::abs(model / measured - 1.0) < 0.05);
+}
+
+TEST_CASE("an NVFP4 prediction on a part with a measured NVFP4 GEMM speed says so") {
+  const auto notes_on = [](const std::string& gpu) {
+    const Scenario sc = parse_scenario("schema_version: 1\nmodel: llama3-8b\nsystem: {gpu: " + gpu +
+                                           ", gpus: 8}\ntraining: {seq_len: 4096, global_batch: 64, micro_batch: 1}\n"
+                                           "precision: {compute: nvfp4, grads: bf16}\n",
+                                       "s.yaml");
+    std::string all;
+    for (const std::string& n : TrainingPredictor().predict(sc).notes) all += n + "\n";
+    return all;
+  };
+  const std::string gb300 = notes_on("gb300");
+  CHECK(gb300.find("NVFP4 GEMMs run at 1.81x gb300's FP8 GEMM speed") != std::string::npos);
+  CHECK(gb300.find("15000 TFLOP/s NVFP4 datasheet peak") != std::string::npos);
+  CHECK(notes_on("gb200").find("nvfp4_gemm_over_fp8") == std::string::npos);
 }
