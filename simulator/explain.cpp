@@ -292,6 +292,12 @@ Explanation explain_training(const Scenario& scenario, const ExplainOptions& opt
   const DataType compute = scenario.precision.compute;
   hardware("gpu.dense_peak." + std::string(to_string(compute)), "catalog: " + gpu.name, gpu.peak(compute).value(),
            [&](Scenario& sc, double f) { sc.system.gpu.dense_peak[index_of(compute)] *= f; });
+  // NVFP4 GEMMs on a part with a measured speed run off its FP8 peak times that ratio
+  // (model/op_time.h gemm_peak), not the NVFP4 peak above: the ratio is the figure that moves them.
+  if (compute == DataType::nvfp4 && gpu.nvfp4_gemm_over_fp8 > 0.0) {
+    hardware("gpu.nvfp4_gemm_over_fp8", "catalog: " + gpu.name, gpu.nvfp4_gemm_over_fp8,
+             [](Scenario& sc, double f) { sc.system.gpu.nvfp4_gemm_over_fp8 *= f; });
+  }
   hardware("gpu.memory_bandwidth", "catalog: " + gpu.name, gpu.memory_bandwidth.value(),
            [](Scenario& sc, double f) { sc.system.gpu.memory_bandwidth *= f; });
   hardware("system.intra_node_bandwidth (NVLink)", "catalog: " + scenario.system.name,

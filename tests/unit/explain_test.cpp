@@ -95,6 +95,25 @@ TEST_CASE("explain's sensitivity moves each figure by 10% both ways and sorts by
   CHECK(text.find("Sensitivity:") != std::string::npos);
 }
 
+TEST_CASE("explain's sensitivity moves a measured NVFP4 GEMM speed, not the NVFP4 peak it replaces") {
+  const Scenario sc = parse_scenario("schema_version: 1\nmodel: llama3-8b\nsystem: {gpu: gb300, gpus: 8}\n"
+                                     "training: {seq_len: 4096, global_batch: 64, micro_batch: 1}\n"
+                                     "precision: {compute: nvfp4, grads: bf16}\n",
+                                     "s.yaml");
+  const Explanation e = explain_training(sc);
+  const SensitivityRow* ratio = nullptr;
+  const SensitivityRow* peak = nullptr;
+  for (const SensitivityRow& r : e.sensitivity) {
+    if (r.name == "gpu.nvfp4_gemm_over_fp8") ratio = &r;
+    if (r.name == "gpu.dense_peak.nvfp4") peak = &r;
+  }
+  REQUIRE(ratio != nullptr);
+  CHECK(ratio->step_plus < e.base.step_time);   // faster NVFP4 GEMMs, shorter step
+  CHECK(ratio->step_minus > e.base.step_time);
+  REQUIRE(peak != nullptr);
+  CHECK(peak->step_plus == e.base.step_time);    // the datasheet peak no longer prices them
+}
+
 TEST_CASE("diff attributes a step-time difference to steps that add up to it") {
   const Scenario a = load_scenario("gpt3-175b-selene");
   const Scenario b = load_scenario("gpt3-175b-selene", kBubbly);
