@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "model/op_time.h"
-#include "simulator/catalog.h"
-#include "simulator/scenario_loader.h"
-#include "simulator/training_predictor.h"
+#include "tests/support/catalog_gpu.h"
+#include "tests/support/training_notes.h"
 
 using namespace stepcast;
+using stepcast::test::catalog_gpu;
 
 namespace {
 
@@ -32,11 +32,6 @@ const YAML::Node& fixture() {
   return root;
 }
 
-const GpuSpec& catalog_gpu(const std::string& name) {
-  const GpuSpec* gpu = Catalog::builtin().find_gpu(name);
-  REQUIRE(gpu != nullptr);
-  return *gpu;
-}
 
 struct AttentionRow {
   double seq = 0.0;
@@ -214,12 +209,8 @@ TEST_CASE("the flash schedule's CTA overhead and tail reproduce cuDNN's rise in 
 
 TEST_CASE("a prediction on a part with its own sustained clock fraction says that it replaces the architecture's derate") {
   const auto notes_on = [](const std::string& gpu) {
-    const Scenario sc = parse_scenario("schema_version: 1\nmodel: llama3-8b\nsystem: {gpu: " + gpu +
-                                           ", gpus: 8}\ntraining: {seq_len: 4096, global_batch: 64, micro_batch: 1}\n",
-                                       "s.yaml");
-    std::string all;
-    for (const std::string& n : TrainingPredictor().predict(sc).notes) all += n + "\n";
-    return all;
+    return test::training_notes("schema_version: 1\nmodel: llama3-8b\nsystem: {gpu: " + gpu +
+                                   ", gpus: 8}\ntraining: {seq_len: 4096, global_batch: 64, micro_batch: 1}\n");
   };
   const std::string gb300 = notes_on("gb300");
   CHECK(gb300.find("gb300's own sustained_clock_fraction") != std::string::npos);

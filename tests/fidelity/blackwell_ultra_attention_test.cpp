@@ -28,10 +28,11 @@
 #include <utility>
 
 #include "model/op_time.h"
-#include "simulator/catalog.h"
+#include "tests/support/catalog_gpu.h"
 #include "tests/support/flash_op.h"
 
 using namespace stepcast;
+using stepcast::test::catalog_gpu;
 
 namespace {
 
@@ -88,11 +89,6 @@ PassFit fit(const GpuSpec& gb200, const GpuSpec& gb300, bool backward, const Cos
 constexpr double kMeanTolerance = 0.03;
 constexpr double kShapeTolerance = 0.12;
 
-const GpuSpec& catalog_gpu(const char* name) {
-  const GpuSpec* g = Catalog::builtin().find_gpu(name);
-  REQUIRE(g != nullptr);
-  return *g;
-}
 
 }  // namespace
 

@@ -24,11 +24,11 @@
 #include <string>
 
 #include "model/op_time.h"
-#include "simulator/catalog.h"
-#include "simulator/scenario_loader.h"
-#include "simulator/training_predictor.h"
+#include "tests/support/catalog_gpu.h"
+#include "tests/support/training_notes.h"
 
 using namespace stepcast;
+using stepcast::test::catalog_gpu;
 
 namespace {
 
@@ -37,11 +37,6 @@ const YAML::Node& fixture() {
   return root;
 }
 
-const GpuSpec& catalog_gpu(const std::string& name) {
-  const GpuSpec* gpu = Catalog::builtin().find_gpu(name);
-  REQUIRE(gpu != nullptr);
-  return *gpu;
-}
 
 double measured_ms(const char* table, const char* pass, const char* precision) {
   return fixture()[table][pass][precision].as<double>();
@@ -148,13 +143,9 @@ TEST_CASE("the model's FP8-over-BF16 GEMM speed on Hopper follows Transformer En
 
 TEST_CASE("an NVFP4 prediction on a part with a measured NVFP4 GEMM speed says so") {
   const auto notes_on = [](const std::string& gpu) {
-    const Scenario sc = parse_scenario("schema_version: 1\nmodel: llama3-8b\nsystem: {gpu: " + gpu +
-                                           ", gpus: 8}\ntraining: {seq_len: 4096, global_batch: 64, micro_batch: 1}\n"
-                                           "precision: {compute: nvfp4, grads: bf16}\n",
-                                       "s.yaml");
-    std::string all;
-    for (const std::string& n : TrainingPredictor().predict(sc).notes) all += n + "\n";
-    return all;
+    return test::training_notes("schema_version: 1\nmodel: llama3-8b\nsystem: {gpu: " + gpu +
+                                   ", gpus: 8}\ntraining: {seq_len: 4096, global_batch: 64, micro_batch: 1}\n"
+                                   "precision: {compute: nvfp4, grads: bf16}\n");
   };
   const std::string gb300 = notes_on("gb300");
   CHECK(gb300.find("NVFP4 GEMMs run at 1.81x gb300's FP8 GEMM speed") != std::string::npos);

@@ -23,10 +23,11 @@
 #include <string>
 
 #include "model/op_time.h"
-#include "simulator/catalog.h"
+#include "tests/support/catalog_gpu.h"
 #include "tests/support/flash_op.h"
 
 using namespace stepcast;
+using stepcast::test::catalog_gpu;
 
 namespace {
 
@@ -44,11 +45,6 @@ std::map<double, std::pair<double, double>> times(const std::string& gpu, std::i
   return out;
 }
 
-const GpuSpec& catalog_gpu(const char* name) {
-  const GpuSpec* g = Catalog::builtin().find_gpu(name);
-  REQUIRE(g != nullptr);
-  return *g;
-}
 
 struct Case {
   const char* catalog;
