@@ -45,6 +45,10 @@ import torch.nn.functional as F
 SHAPES = {
     "llama3-8b": {"dim": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336},
     "llama3-70b": {"dim": 8192, "heads": 64, "kv_heads": 8, "ffn": 28672},
+    # Llama 3.2 1B's layer (Hugging Face meta-llama/Llama-3.2-1B config: hidden 2048, 32/8 heads, so
+    # head dim 64, intermediate 8192): the shape of cuDNN's own training benchmark
+    # (tests/fixtures/reference/cudnn_frontend_llama32_1b_training.yaml), here with untied embeddings.
+    "llama3.2-1b": {"dim": 2048, "heads": 32, "kv_heads": 8, "ffn": 8192},
 }
 VOCAB, ROPE_THETA, NORM_EPS = 128256, 500000.0, 1e-5
 DIM, HEADS, KV_HEADS, FFN = 4096, 32, 8, 14336  # set per run by use_shapes()
@@ -287,8 +291,9 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="one small configuration, 2 timed steps")
-    ap.add_argument("--set", default="first", choices=["first", "second"],
-                    help="first: the 2026-12-01 set; second: 70B shapes, per-op SAC, torch.compile, long sequences")
+    ap.add_argument("--set", default="first", choices=["first", "second", "third"],
+                    help="first: the 2026-12-01 set; second: 70B shapes, per-op SAC, torch.compile, long sequences; "
+                         "third: attention inside steps, equal-token pairs per SDPA backend")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("no CUDA device visible: nothing measured", file=sys.stderr)
@@ -313,6 +318,21 @@ def main():
             {"id": "l8-s2048-b4-noac-cudnn", "layers": 8, "seq_len": 2048, "micro_batch": 4, "ac": "none", "attention": "cudnn"},
             {"id": "l8-s8192-b1-noac-flash-compiled", "layers": 8, "seq_len": 8192, "micro_batch": 1, "ac": "none", "attention": "flash", "compile": True},
         ]
+    if args.set == "third":
+        # How attention's cost inside a whole step grows with the sequence (scripts/heldout/README.md,
+        # stop 33): within each group the token count is fixed, so the GEMMs, norms, loss and optimizer
+        # do the same work and the step-time differences are attention's alone. Head dim 128 (Llama 3 8B
+        # shape, 4 blocks: 16384 and 32768 tokens) and head dim 64 (Llama 3.2 1B shape, 16 blocks, as
+        # cuDNN's benchmark ran it), each on SDPA's cuDNN and flash backends.
+        configs = []
+        for model, layers, groups in (("llama3-8b", 4, ((16384, (4096, 8192, 16384)), (32768, (16384, 32768)))),
+                                      ("llama3.2-1b", 16, ((16384, (8192, 16384)), (12288, (1024, 4096))))):
+            for tokens, seqs in groups:
+                for seq in seqs:
+                    for attention in ("cudnn", "flash"):
+                        configs.append({"id": f"{model}-l{layers}-s{seq}-b{tokens // seq}-noac-{attention}",
+                                        "model": model, "layers": layers, "seq_len": seq,
+                                        "micro_batch": tokens // seq, "ac": "none", "attention": attention})
     warmup, steps = args.warmup, args.steps
     if args.quick:
         configs = [{"id": "l2-s2048-b1-noac-flash", "layers": 2, "seq_len": 2048, "micro_batch": 1, "ac": "none", "attention": "flash"}]

@@ -3,6 +3,11 @@
 
 Usage:
     python3 scripts/step_attention_differentials.py build/bin/stepcast [--constant NAME=VALUE ...]
+    python3 scripts/step_attention_differentials.py build/bin/stepcast --steps FILE.json [--constant ...]
+
+With --steps, the points are our own: a stepcast-torch-training-steps file written by
+`scripts/measure_torch_training_step.py --set third` (equal-token groups per SDPA backend, head dim 128
+and 64), mapped as tests/fidelity/h200_training_step_test.cpp maps that script's steps.
 
 tests/fixtures/reference/cudnn_frontend_llama32_1b_training.yaml holds whole training iterations of
 Hugging Face's Llama 3.2 1B on one B200 and one H200 (NGC PyTorch 25.04: cuDNN 9.9, PyTorch 2.7), at
@@ -74,10 +79,58 @@ def predict(cli, text, extra):
     return json.loads(out)["step_time_s"]
 
 
+# Our own measured steps (scripts/measure_torch_training_step.py): the script's model per shape name,
+# as the stepcast model preset and its overrides.
+OWN_MODELS = {
+    "llama3-8b": "{preset: llama3-8b, layers: %d}",
+    "llama3.2-1b": "{preset: llama3-8b, layers: %d, hidden: 2048, heads: 32, kv_heads: 8, ffn_hidden: 8192}",
+}
+
+
+def own_scenario(run):
+    ac = run["ac"]
+    return (
+        "schema_version: 1\n"
+        f"model: {OWN_MODELS[run.get('model', 'llama3-8b')] % run['layers']}\n"
+        "system: {preset: hgx-h200, gpus: 1}\n"
+        f"training: {{seq_len: {run['seq_len']}, global_batch: {run['micro_batch']}, micro_batch: {run['micro_batch']},"
+        f" cross_entropy_fusion: pytorch, attention_kernel: {'flash2' if run['attention'] == 'flash' else 'best'},"
+        " repeat_kv: true, kernels: eager}\n"
+        f"parallel: {{dp: 1, zero: 3, fsdp: fsdp2, recompute: {ac}{', checkpoint: pytorch' if ac == 'full' else ''}}}\n"
+        "precision: {compute: bf16, params: fp32, grads: fp32, optimizer: fp32, master_weights: false}\n")
+
+
+def own_steps(cli, path, extra):
+    doc = json.load(open(path))
+    print(f"{path}: {doc['provenance']['gpu']}, cuDNN {doc['provenance']['cudnn']}, torch {doc['provenance']['torch']}")
+    groups = {}
+    for run in doc["runs"]:
+        if run["ac"] != "none":
+            continue
+        key = (run.get("model", "llama3-8b"), run["layers"], run["attention"], run["micro_batch"] * run["seq_len"])
+        groups.setdefault(key, []).append((run["seq_len"], run["median_step_s"], predict(cli, own_scenario(run), extra)))
+    for (model, layers, attention, tokens), points in sorted(groups.items()):
+        points.sort()
+        print(f"{model} x{layers} blocks, {attention}, {tokens} tokens")
+        for seq, measured, predicted in points:
+            print(f"  seq {seq:5d}: measured {1e3 * measured:7.1f} ms  predicted {1e3 * predicted:7.1f} ms"
+                  f"  {100 * (predicted / measured - 1):+6.1f}%")
+        for (s0, m0, p0), (s1, m1, p1) in zip(points, points[1:]):
+            print(f"  attention difference {s0:5d} -> {s1:5d}: measured {1e3 * (m1 - m0):6.1f} ms  predicted"
+                  f" {1e3 * (p1 - p0):6.1f} ms  ratio {(p1 - p0) / (m1 - m0):.2f}")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     cli, extra = sys.argv[1], sys.argv[2:]
+    if "--steps" in extra:
+        i = extra.index("--steps")
+        if i + 1 >= len(extra):
+            sys.exit("--steps needs a file")
+        path = extra[i + 1]
+        own_steps(cli, path, extra[:i] + extra[i + 2:])
+        return
     data = yaml.safe_load(open(FIXTURE))
     clocks = {g: v["sm_clock_locked_mhz"] for g, v in data["meta"]["gpus"].items()}
     for gpu in ("h200", "b200"):
