@@ -455,6 +455,10 @@ CostParameters fit_aligned(const Problem& pb, const std::vector<std::size_t>& su
   if (flash >= kMinPointsForFlashSearch) {
     const CostParameters gemm_best = best;
     const double flash_start_error = best_error;
+    // Turning the split on must pay its way (kShapeImprovement); with the split already on by
+    // default (CostParameters::flash_shape_tile), another setting is a refinement of the same term
+    // and needs only a lower error.
+    const double flash_gate = start.flash_shape_tile > 0.0 ? 1.0 : kShapeImprovement;
     for (double overhead : kFlashOverheadCandidates) {
       for (double tail : kFlashTailCandidates) {
         for (double hidden : kFlashHiddenCandidates) {
@@ -465,7 +469,7 @@ CostParameters fit_aligned(const Problem& pb, const std::vector<std::size_t>& su
           trial.flash_softmax_hidden_fraction = hidden;
           trial = solve(pb, subset, trial, forced);
           const double e = log_error_sq(pb, subset, trial);
-          if (e < best_error && std::sqrt(e) < kShapeImprovement * std::sqrt(flash_start_error)) {
+          if (e < best_error && std::sqrt(e) < flash_gate * std::sqrt(flash_start_error)) {
             best_error = e;
             best = trial;
           }
