@@ -210,6 +210,8 @@ struct CostParameters : NamedConstants<CostParameters> {
   // seq 2K-32K) cuDNN 9.14's kernel runs at 0.58 / 0.44 (the harness's device-timed points of
   // scenarios/calibration/h200-sxm-141gb/run-084f22936c86, scripts/fit_flash_etas.py), and torch
   // SDPA's cuDNN backend at 0.54-0.66 / 0.39-0.54 (measured/h200_sdpa_backends_2026-12-01.json).
+  // These are the whole-step level at the attention shapes of our measured H200 steps; the fitted
+  // CTA split below moves them at other shapes (flash_shape_tile).
   // Kept at 0.42 / 0.33 because whole training steps do not follow the kernel: at 0.57 / 0.44 (and
   // Blackwell's ratio on top) the development-set guard goes 19.0% -> 21.7%, torchtitan's rows
   // -8..-23% -> -8..-40%, while long-context Blackwell rows improve; the script records the figures
@@ -257,8 +259,8 @@ struct CostParameters : NamedConstants<CostParameters> {
   // epilogue (loading Q, the pipeline's fill and drain, the final rescale, writing O and the
   // log-sum-exp). Causal CTAs differ in length; the last to finish runs flash_shape_tail_fraction
   // of the longest CTA past the average finish (0: perfectly balanced, 1: the list-scheduling
-  // bound). The flash etas above hold at the shapes they were measured at, so op_time divides by
-  // this efficiency at those shapes (flash_reference_schedule_efficiency).
+  // bound). op_time divides by this efficiency at reference shapes where the etas above are known
+  // to hold (flash_reference_schedule_efficiency; which ones, below).
   // Tile: 128 x 128, the Q and K/V tiles of cuDNN's and FlashAttention-2/3's d = 128 kernels
   // (validation/kernel_fit.cpp kFlashTile). Overhead and tail: least squares (log time, each
   // GPU, pass and batch free in scale) over the 36 measured cuDNN points of Llama 3.1-shaped causal
@@ -269,14 +271,27 @@ struct CostParameters : NamedConstants<CostParameters> {
   // (b, h, s) = (1, 16, 4096), (1, 32, 4096), (4, 16, 2048) (measured/h200_torch_kernels_2026-11-29.json:
   // 0.37, 0.49, 0.41 forward). Grid 0.25 apart: overhead 2.5 blocks, tail 1.0; rms log error 0.039
   // against 0.142 without the schedule. scripts/fit_flash_shape.py does the fit.
-  // Off by default (tile 0): those isolated kernels speed up 1.3-1.8x from seq 2K to 32K, but
-  // training steps at long context do not follow. Priced with the schedule, published long-context
-  // runs read 15-35 points too fast (torchtitan's context-parallel Llama 3 8B and 405B at 64K-256K
-  // on H100, NeMo's Llama 2 7B at 16K-1M, MosaicML's MPT at 32K-65K), where without it they sit
-  // within the rest of the set; and the flash etas were set from training runs, not from these
-  // kernels. A calibration profile turns it on with the fit: flash_shape.tile 128 (the overhead and
-  // tail below are the fitted values).
-  double flash_shape_tile = 0.0;
+  // On by default for cuDNN's fused attention (best) on Hopper and Blackwell, anchored where whole
+  // steps were measured: op_time divides by the efficiency at the attention shapes of our H200
+  // training steps ((b x h, seq) = (32, 8192), (64, 4096); tests/fidelity/h200_training_step_test.cpp),
+  // where the flat etas above match whole steps, not at the small torch calls the etas equal as
+  // isolated kernels (model/op_time.h flash_reference_schedule_efficiency). So a training step
+  // keeps the etas' whole-step level at those shapes and the fitted split moves it elsewhere:
+  // attention at long sequences runs faster (a 64K-token ring chunk ~1.2x), short ones slower.
+  // Evidence that steps follow the split's shape but not its level: between two steps of equal
+  // token count only attention's work changes, and the flat etas price that difference 1.32x too
+  // steep in our H200 steps (FlashAttention-2, 2 x 4096 against 1 x 8192) and 1.2-2.0x in cuDNN's
+  // own Llama 3.2 1B benchmark (scripts/step_attention_differentials.py). Held-out runs
+  // (scripts/heldout/eval.py): mean |error| 7.9% -> 7.4%, within 20% 521 -> 532 of 549 (NeMo 25.04
+  // B200 Llama 3 8B at 32K-1M +24..+47% -> +10..+20%, Megatron-MoE-ModelZoo H100 Qwen3-235B at
+  // 32K-128K +17..+43% -> +3..+24%; NeMo 24.03 H100 Llama 2 7B at 16K-1M -8..+2% -> -11..-17%);
+  // development set 11.7% -> 11.7% (the Llama 3 paper's 405B at 128K with CP 16 -18% -> -26%);
+  // Megatron-LM's 2024 H100 rows at seq 2048, few heads per rank, 1-6 points slower
+  // (tests/fidelity/training_fidelity_test.cpp). Anchored at the small torch calls instead (the
+  // first version, then switched off), the 24.03 runs read 20-34 points too fast. FlashAttention-2
+  // and Triton keep their own split on Hopper (kFlash2HopperSchedule); other kernels and GPUs stay
+  // flat. Tile 0 turns the split off.
+  double flash_shape_tile = 128.0;
   double flash_shape_cta_overhead_blocks = 2.5;
   double flash_shape_tail_fraction = 1.0;
   // The softmax's exponentials run on the SFU (MUFU.EX2), 16 per SM per clock (CUDA C++ Programming
@@ -548,7 +563,7 @@ struct CostParameters : NamedConstants<CostParameters> {
       "measured/h200_torch_kernels_2026-11-29.json SDPA flash over cuDNN");
     f("flash.flash2_bwd_ratio.hopper", self.flash2_bwd_ratio_hopper,
       "measured/h200_torch_kernels_2026-11-29.json SDPA flash over cuDNN");
-    f("flash_shape.tile", self.flash_shape_tile, "off by default (training runs at long context); 128 to apply the fit");
+    f("flash_shape.tile", self.flash_shape_tile, "scripts/fit_flash_shape.py (cuDNN 128 x 128 tiles); 0 turns the split off");
     f("flash_shape.cta_overhead_blocks", self.flash_shape_cta_overhead_blocks,
       "scripts/fit_flash_shape.py: cuDNN seq 2K-32K rows (blackwell_compute.yaml) + H200 torch SDPA rows");
     f("flash_shape.tail_fraction", self.flash_shape_tail_fraction,

@@ -205,6 +205,25 @@ CausalVisits causal_visits(double q_tiles, double kv_blocks, double offset, doub
 constexpr int kFlashReferenceSms = 132;
 constexpr std::array<std::pair<double, double>, 3> kFlashReferenceShapes{
     {{16.0, 4096.0}, {32.0, 4096.0}, {64.0, 2048.0}}};
+// The attention of the whole training steps measured on an H200 where the flat Hopper etas match
+// the steps (tests/fixtures/measured/h200_torch_training_steps_2026-12-01.json, Llama 3 8B's 32 query
+// heads, cuDNN and FlashAttention-2; tests/fidelity/h200_training_step_test.cpp): (b x h, seq) =
+// (32, 8192) and (64, 4096), causal, on the same 132 SMs.
+constexpr std::array<std::pair<double, double>, 2> kWholeStepReferenceShapes{{{32.0, 8192.0}, {64.0, 4096.0}}};
+
+template <std::size_t N>
+double mean_schedule_efficiency(const std::array<std::pair<double, double>, N>& shapes, const FlashScheduleTerms& terms) {
+  double sum = 0.0;
+  for (const auto& [batch_heads, seq] : shapes) {
+    sum += flash_schedule_efficiency({batch_heads, seq, seq, 128.0, true}, kFlashReferenceSms, terms);
+  }
+  return sum / static_cast<double>(N);
+}
+
+bool step_anchored(const AttentionShape& shape, GpuArchitecture arch) {
+  return shape.kernel == AttentionKernel::best &&
+         (arch == GpuArchitecture::hopper || arch == GpuArchitecture::blackwell);
+}
 
 }  // namespace
 
@@ -219,7 +238,16 @@ FlashScheduleTerms flash_schedule_terms(const AttentionShape& shape, GpuArchitec
   // FlashAttention-2, so it takes FlashAttention-2's split too.
   const bool fa2_grid = shape.kernel == AttentionKernel::flash2 || shape.kernel == AttentionKernel::triton;
   if (fa2_grid && arch == GpuArchitecture::hopper) return kFlash2HopperSchedule;
+  // The fitted split describes cuDNN's fused attention on Hopper and Blackwell (the rows it was
+  // fitted on); other kernels and GPUs keep their flat etas.
+  if (!step_anchored(shape, arch)) return {};
   return flash_schedule_terms(params);
+}
+
+double flash_reference_schedule_efficiency(const AttentionShape& shape, GpuArchitecture arch,
+                                           const FlashScheduleTerms& terms) {
+  return step_anchored(shape, arch) ? mean_schedule_efficiency(kWholeStepReferenceShapes, terms)
+                                    : flash_reference_schedule_efficiency(terms);
 }
 
 double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, const CostParameters& params) {
@@ -271,11 +299,7 @@ double flash_reference_schedule_efficiency(const CostParameters& params) {
 }
 
 double flash_reference_schedule_efficiency(const FlashScheduleTerms& terms) {
-  double sum = 0.0;
-  for (const auto& [batch_heads, seq] : kFlashReferenceShapes) {
-    sum += flash_schedule_efficiency({batch_heads, seq, seq, 128.0, true}, kFlashReferenceSms, terms);
-  }
-  return sum / static_cast<double>(kFlashReferenceShapes.size());
+  return mean_schedule_efficiency(kFlashReferenceShapes, terms);
 }
 
 double flash_score_clocks(double head_dim, GpuArchitecture arch, bool backward, const CostParameters& params) {
@@ -379,7 +403,7 @@ OpTiming op_timing(const Op& op, const GpuSpec& gpu, const CostParameters& param
       const FlashScheduleTerms terms = flash_schedule_terms(op.attention, gpu.architecture, params);
       const double schedule = op.attention.batch_heads > 0.0
                                   ? flash_schedule_efficiency(op.attention, gpu.sm_count, terms) /
-                                        flash_reference_schedule_efficiency(terms)
+                                        flash_reference_schedule_efficiency(op.attention, gpu.architecture, terms)
                                   : 1.0;
       const double fp8 = op.attention.fp8 ? flash_fp8_speedup(gpu, backward, params) : 1.0;
       compute = op.flops / (sustained * eta * schedule * flash_doubled_sfu_speedup(gpu, backward, params) * fp8 *

@@ -127,7 +127,7 @@ struct FlashScheduleTerms {
   double cta_overhead_blocks = 0.0;
   double tail_fraction = 0.0;
 };
-// CostParameters::flash_shape_* (the generation's best kernel; off by default, on in a calibration).
+// CostParameters::flash_shape_* (cuDNN's fused attention on Hopper and Blackwell; tile 0 turns it off).
 FlashScheduleTerms flash_schedule_terms(const CostParameters& params);
 double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, const FlashScheduleTerms& terms);
 
@@ -149,15 +149,23 @@ double flash_schedule_efficiency(const AttentionShape& shape, int sm_count, cons
 inline constexpr FlashScheduleTerms kFlash2HopperSchedule{128.0, 1.5, 1.0};
 
 // The split op_time applies to a flash op: FlashAttention-2's on Hopper for flash2 and for triton
-// (llm-foundry's Triton kernel launches FA2's grid; model/triton_attention.h), else the
-// CostParameters one.
+// (llm-foundry's Triton kernel launches FA2's grid; model/triton_attention.h), the CostParameters
+// one for cuDNN's fused attention (best) on Hopper and Blackwell, and none (tile 0: the flat etas)
+// for any other kernel and GPU.
 FlashScheduleTerms flash_schedule_terms(const AttentionShape& shape, GpuArchitecture arch, const CostParameters& params);
 
 // flash_schedule_efficiency at the shapes the flash etas were measured at (the H200 torch SDPA
-// rows: (b x h, seq) = (16, 4096), (32, 4096), (64, 2048), causal, 132 SMs), their mean. op_time
-// prices a known attention shape at eta x its schedule efficiency / this one.
+// rows: (b x h, seq) = (16, 4096), (32, 4096), (64, 2048), causal, 132 SMs), their mean.
 double flash_reference_schedule_efficiency(const CostParameters& params);
 double flash_reference_schedule_efficiency(const FlashScheduleTerms& terms);
+// The reference op_time divides a known attention shape's schedule efficiency by: for cuDNN's
+// fused attention (training.attention_kernel best) on Hopper and Blackwell, the mean at the
+// attention shapes of the whole training steps measured on an H200 where the flat etas match the
+// steps ((b x h, seq) = (32, 8192), (64, 4096); tests/fidelity/h200_training_step_test.cpp), so
+// the etas keep their whole-step level there and the fitted split moves them elsewhere; for any
+// other kernel, the kernel-measured shapes above.
+double flash_reference_schedule_efficiency(const AttentionShape& shape, GpuArchitecture arch,
+                                           const FlashScheduleTerms& terms);
 
 // SM clocks one score of fused attention at `head_dim` takes on `arch`: the tensor-core work
 // (4 x d FLOPs forward, 10 x d backward, at dense_16bit_flops_per_sm_clock) or the shared-memory

@@ -5,7 +5,7 @@ CLI with extra arguments (`--constant NAME=VALUE`, `--set key=value`), against t
 times the fidelity test uses.
 
     scripts/dev_eval.py build/bin/stepcast                                  # the model as it is
-    scripts/dev_eval.py build/bin/stepcast --constant flash_shape.tile=128  # a probe
+    scripts/dev_eval.py build/bin/stepcast --constant flash_shape.tile=0  # a probe: attention without its CTA split
 
 The reference step times and the unprobed predictions are read from the table the development-set
 test prints (build/bin/training_fidelity_tests -tc="*development-set*" -s), so they are the test's

@@ -14,7 +14,7 @@ context-parallel chunks of their long-context runs), any batch x heads. Non-caus
 points are left out (they are priced through the causal work count and the head-dim scaling, not
 through these constants); seq 512/1024 calls are shorter than any training run's.
 
-Model (model/op_time.cpp op_timing, tile 0: no CTA-schedule term by default), each point at the SM
+Model (model/op_time.cpp op_timing without the CTA-schedule term, as this script prices it), each point at the SM
 clock it ran at, as `stepcast calibrate` prices harness points (validation/kernel_fit.cpp
 at_measured_clock: the dense peak scales by method.sm_clock_mhz over the clock the datasheet peak
 is quoted at, 989.5 TFLOP/s / (132 SMs x 4096 FLOP/clock) = 1830 MHz):
@@ -26,9 +26,10 @@ log time over the selected points, i.e. their geometric mean. The long calls ran
 the short ones at ~1960, so the figure is the efficiency at the datasheet clock; training
 predictions apply compute.sustained_derate on top for the clock a step-long load holds.
 
-Prints every point with its eta, the fit and the spread. The default etas are shape-free (the CTA
-split, model/op_time.h flash_schedule_efficiency, is off by default: flash_shape_tile 0); a
-calibration profile fits the split from the same points (`stepcast calibrate`, README of
+Prints every point with its eta, the fit and the spread, shape-free. The defaults since stop 33 put
+the CTA split (model/op_time.h flash_schedule_efficiency) on cuDNN's attention, anchored at the
+shapes of measured whole steps (model/cost_parameters.h flash_shape_tile); a calibration profile
+refits the split from the same points (`stepcast calibrate`, README of
 scenarios/calibration/h200-sxm-141gb/).
 
 Result (2026-12-01): forward 0.578 over 11 points (0.425-0.681, rms log deviation 0.121), backward

@@ -14,8 +14,8 @@
 // TFLOP/s.
 //
 // Tolerances: the bar (10% mean absolute error, 20% on any row) is reported by cases
-// allowed to fail while the model misses it (it does: at stop 32, mean 12.9% over the 16 MoE and CP
-// rows, 11.7% over all 24, two rows beyond 20%; 26.1% over the then 20 MoE and CP rows when this
+// allowed to fail while the model misses it (it does: at stop 33, mean 13.3% over the 16 MoE and CP
+// rows, 11.7% over all 24, three rows beyond 20%; 26.1% over the then 20 MoE and CP rows when this
 // was first written; see the guard's table); a regression guard fails when any row drifts 10
 // points from its recorded error.
 // The table was moved by pricing Transformer Engine's per-expert GEMM loop, the experts' FP8

@@ -322,26 +322,47 @@ TEST_CASE("flash attention split into CTAs: a shape standing for full and window
   CHECK(flash_schedule_efficiency(half, 1, p) == doctest::Approx((c_full + c_window) / (m_full + m_window)));
 }
 
-TEST_CASE("flash attention's etas hold at their measured shapes: op_time scales a known shape by its schedule over theirs") {
+TEST_CASE("flash attention's etas hold at their reference shapes: op_time scales a known shape by its schedule over theirs") {
   const CostParameters p;
-  const double reference = flash_reference_schedule_efficiency(p);
-  // The mean over the H200 torch SDPA shapes (b x h, seq) = (16, 4096), (32, 4096), (64, 2048) on 132 SMs.
-  const double mean = (flash_schedule_efficiency({16.0, 4096.0, 4096.0, 128.0, true}, 132, p) +
-                       flash_schedule_efficiency({32.0, 4096.0, 4096.0, 128.0, true}, 132, p) +
-                       flash_schedule_efficiency({64.0, 2048.0, 2048.0, 128.0, true}, 132, p)) / 3.0;
-  CHECK(reference == doctest::Approx(mean));
+  // The kernel-measured reference: the H200 torch SDPA shapes (b x h, seq) = (16, 4096), (32, 4096),
+  // (64, 2048) on 132 SMs, their mean.
+  const double kernel_mean = (flash_schedule_efficiency({16.0, 4096.0, 4096.0, 128.0, true}, 132, p) +
+                              flash_schedule_efficiency({32.0, 4096.0, 4096.0, 128.0, true}, 132, p) +
+                              flash_schedule_efficiency({64.0, 2048.0, 2048.0, 128.0, true}, 132, p)) / 3.0;
+  CHECK(flash_reference_schedule_efficiency(p) == doctest::Approx(kernel_mean));
+  // cuDNN's fused attention (best) on Hopper is anchored at the whole-step shapes (32, 8192) and
+  // (64, 4096) instead, where the flat etas match measured steps.
+  const double step_mean = (flash_schedule_efficiency({32.0, 8192.0, 8192.0, 128.0, true}, 132, p) +
+                            flash_schedule_efficiency({64.0, 4096.0, 4096.0, 128.0, true}, 132, p)) / 2.0;
+  const FlashScheduleTerms terms = flash_schedule_terms(p);
+  const AttentionShape best_shape{64.0, 16384.0, 16384.0, 128.0, true};
+  CHECK(flash_reference_schedule_efficiency(best_shape, GpuArchitecture::hopper, terms) == doctest::Approx(step_mean));
+  CHECK(step_mean > kernel_mean);  // the steps' shapes split better than the small torch calls
   Op op;
   op.kind = OpKind::flash_forward;
   op.dtype = DataType::bf16;
-  op.attention = {64.0, 16384.0, 16384.0, 128.0, true};
+  op.attention = best_shape;
   op.flops = Flops(4.0 * 64.0 * 16384.0 * 16384.0 * 128.0 / 2.0);
-  const double schedule = flash_schedule_efficiency(op.attention, 132, p) / reference;
+  const double schedule = flash_schedule_efficiency(op.attention, 132, p) / step_mean;
   const double compute = op.flops.value() / (989.4e12 * p.sustained_derate * p.flash_fwd_eta_hopper * schedule);
   CHECK(op_time(op, h100(), p).value() == doctest::Approx(compute + p.kernel_gap_s));
-  // An unknown shape runs at the eta itself.
+  // At one of the anchor shapes the op runs at the eta itself...
+  op.attention = {32.0, 8192.0, 8192.0, 128.0, true};
+  op.flops = Flops(4.0 * 32.0 * 8192.0 * 8192.0 * 128.0 / 2.0);
+  const double at_anchor = op.flops.value() / (989.4e12 * p.sustained_derate * p.flash_fwd_eta_hopper) *
+                           step_mean / flash_schedule_efficiency(op.attention, 132, p);
+  CHECK(op_time(op, h100(), p).value() == doctest::Approx(at_anchor + p.kernel_gap_s));
+  // ... and an unknown shape runs at the eta itself.
   op.attention = {0.0, 0.0, 0.0, 128.0, true};
   CHECK(op_time(op, h100(), p).value() ==
         doctest::Approx(op.flops.value() / (989.4e12 * p.sustained_derate * p.flash_fwd_eta_hopper) + p.kernel_gap_s));
+  // Tile 0 turns the split off: a known shape then runs at the flat eta.
+  CostParameters off = p;
+  off.flash_shape_tile = 0.0;
+  op.attention = best_shape;
+  op.flops = Flops(4.0 * 64.0 * 16384.0 * 16384.0 * 128.0 / 2.0);
+  CHECK(op_time(op, h100(), off).value() ==
+        doctest::Approx(op.flops.value() / (989.4e12 * off.sustained_derate * off.flash_fwd_eta_hopper) + off.kernel_gap_s));
 }
 
 TEST_CASE("a GEMM whose strides are not multiples of 16 bytes runs at gemm_misaligned_eta; a token count is not a stride") {
