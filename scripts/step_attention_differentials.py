@@ -51,14 +51,15 @@ GPUS = {
 KERNELS = {"cudnn": "best", "flash": "flash2"}
 # Pairs of equal token count: (shorter sequence, longer sequence).
 PAIRS = [(1024, 4096), (1024, 2048), (2048, 4096), (8192, 16384)]
+# Llama 3.2 1B's layer sizes over llama3-8b's preset (Hugging Face meta-llama/Llama-3.2-1B config).
+LLAMA32_1B = "hidden: 2048, heads: 32, kv_heads: 8, ffn_hidden: 8192"
 
 
 def scenario(gpu, locked_mhz, batch, seq, kernel):
     system, gpu_preset, peak_mhz = GPUS[gpu]
     return (
         "schema_version: 1\n"
-        "model: {preset: llama3-8b, layers: 16, hidden: 2048, heads: 32, kv_heads: 8, ffn_hidden: 8192,"
-        " tied_embeddings: true}\n"
+        f"model: {{preset: llama3-8b, layers: 16, {LLAMA32_1B}, tied_embeddings: true}}\n"
         f"system: {{preset: {system}, gpus: 1, gpu: {{preset: {gpu_preset},"
         f" sustained_clock_fraction: {locked_mhz / peak_mhz:.4f}}}}}\n"
         f"training: {{seq_len: {seq}, global_batch: {batch}, micro_batch: {batch},"
@@ -79,11 +80,24 @@ def predict(cli, text, extra):
     return json.loads(out)["step_time_s"]
 
 
+def print_points(header, points, pairs):
+    """points: {seq: (batch, measured_s, predicted_s)}; pairs: (shorter, longer) sequences of equal tokens."""
+    print(header)
+    for seq in sorted(points):
+        batch, measured, predicted = points[seq]
+        print(f"  {batch:2d} x {seq:5d}: measured {1e3 * measured:7.1f} ms  predicted"
+              f" {1e3 * predicted:7.1f} ms  {100 * (predicted / measured - 1):+6.1f}%")
+    for lo, hi in pairs:
+        dm, dp = points[hi][1] - points[lo][1], points[hi][2] - points[lo][2]
+        print(f"  attention difference {lo:5d} -> {hi:5d}: measured {1e3 * dm:6.1f} ms  predicted"
+              f" {1e3 * dp:6.1f} ms  ratio {dp / dm:.2f}")
+
+
 # Our own measured steps (scripts/measure_torch_training_step.py): the script's model per shape name,
 # as the stepcast model preset and its overrides.
 OWN_MODELS = {
     "llama3-8b": "{preset: llama3-8b, layers: %d}",
-    "llama3.2-1b": "{preset: llama3-8b, layers: %d, hidden: 2048, heads: 32, kv_heads: 8, ffn_hidden: 8192}",
+    "llama3.2-1b": "{preset: llama3-8b, layers: %d, " + LLAMA32_1B + "}",
 }
 
 
@@ -108,16 +122,11 @@ def own_steps(cli, path, extra):
         if run["ac"] != "none":
             continue
         key = (run.get("model", "llama3-8b"), run["layers"], run["attention"], run["micro_batch"] * run["seq_len"])
-        groups.setdefault(key, []).append((run["seq_len"], run["median_step_s"], predict(cli, own_scenario(run), extra)))
+        groups.setdefault(key, {})[run["seq_len"]] = (run["micro_batch"], run["median_step_s"],
+                                                       predict(cli, own_scenario(run), extra))
     for (model, layers, attention, tokens), points in sorted(groups.items()):
-        points.sort()
-        print(f"{model} x{layers} blocks, {attention}, {tokens} tokens")
-        for seq, measured, predicted in points:
-            print(f"  seq {seq:5d}: measured {1e3 * measured:7.1f} ms  predicted {1e3 * predicted:7.1f} ms"
-                  f"  {100 * (predicted / measured - 1):+6.1f}%")
-        for (s0, m0, p0), (s1, m1, p1) in zip(points, points[1:]):
-            print(f"  attention difference {s0:5d} -> {s1:5d}: measured {1e3 * (m1 - m0):6.1f} ms  predicted"
-                  f" {1e3 * (p1 - p0):6.1f} ms  ratio {(p1 - p0) / (m1 - m0):.2f}")
+        seqs = sorted(points)
+        print_points(f"{model} x{layers} blocks, {attention}, {tokens} tokens", points, list(zip(seqs, seqs[1:])))
 
 
 def main():
@@ -138,17 +147,9 @@ def main():
         for backend, kernel in KERNELS.items():
             if gpu == "b200" and kernel == "flash2":
                 continue  # stepcast has no FlashAttention-2 figure for Blackwell (flash2_priced)
-            measured = {s: r[backend] for s, r in rows.items()}
-            predicted = {s: predict(cli, scenario(gpu, clocks[gpu], r["batch"], s, kernel), extra)
-                         for s, r in rows.items()}
-            print(f"{gpu} {backend} (attention_kernel {kernel}), SM clock {clocks[gpu]} MHz")
-            for s in sorted(rows):
-                print(f"  {rows[s]['batch']:2d} x {s:5d}: measured {1e3 * measured[s]:7.1f} ms  predicted"
-                      f" {1e3 * predicted[s]:7.1f} ms  {100 * (predicted[s] / measured[s] - 1):+6.1f}%")
-            for lo, hi in PAIRS:
-                dm, dp = measured[hi] - measured[lo], predicted[hi] - predicted[lo]
-                print(f"  attention difference {lo:5d} -> {hi:5d}: measured {1e3 * dm:6.1f} ms  predicted"
-                      f" {1e3 * dp:6.1f} ms  ratio {dp / dm:.2f}")
+            points = {s: (r["batch"], r[backend], predict(cli, scenario(gpu, clocks[gpu], r["batch"], s, kernel), extra))
+                      for s, r in rows.items()}
+            print_points(f"{gpu} {backend} (attention_kernel {kernel}), SM clock {clocks[gpu]} MHz", points, PAIRS)
 
 
 if __name__ == "__main__":
