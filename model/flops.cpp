@@ -5,8 +5,10 @@
 namespace stepcast {
 
 LayerFlops layer_forward_flops(const TransformerSpec& model, double sequences, double seq, AttentionCount count,
-                               bool moe_layer) {
+                               bool moe_layer, double document_tokens) {
   const double tokens = sequences * seq;
+  // The keys a query may see before the causal mask: its document's, when documents are packed.
+  const double keys = document_tokens > 0.0 && document_tokens < seq ? document_tokens : seq;
   const double h = model.hidden;
   const double a = model.heads;
   LayerFlops f;
@@ -17,22 +19,22 @@ LayerFlops layer_forward_flops(const TransformerSpec& model, double sequences, d
     const double q = m.q_lora_rank > 0 ? h * m.q_lora_rank + m.q_lora_rank * a * qk : h * a * qk;
     const double kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank * a * (m.qk_nope_head_dim + m.v_head_dim);
     f.qkv = Flops(2.0 * tokens * (q + kv));
-    attention = 2.0 * sequences * seq * seq * a * (qk + m.v_head_dim);
+    attention = 2.0 * sequences * seq * keys * a * (qk + m.v_head_dim);
     f.out_proj = Flops(2.0 * tokens * a * m.v_head_dim * h);
   } else {
     const double d = model.resolved_head_dim();
     const double q = a * d;
     const double kv = model.resolved_kv_heads() * d;
     f.qkv = Flops(2.0 * tokens * h * (q + 2.0 * kv));
-    attention = 4.0 * sequences * seq * seq * q;
+    attention = 4.0 * sequences * seq * keys * q;
     f.out_proj = Flops(2.0 * tokens * q * h);
   }
   f.attention = Flops(count == AttentionCount::causal ? 0.5 * attention : attention);
   // Sliding-window layers: each query attends to `window` keys (the causal work itself, so both
   // conventions count it once); f.attention is the mean over full and windowed layers.
   const double windowed = model.windowed_layer_fraction();
-  if (windowed > 0.0 && model.sliding_window < seq) {
-    const double window_work = attention * model.sliding_window / seq;
+  if (windowed > 0.0 && model.sliding_window < keys) {
+    const double window_work = attention * model.sliding_window / keys;
     f.attention = f.attention * (1.0 - windowed) + Flops(window_work) * windowed;
   }
   const double mlp_matrices = model.mlp == MlpKind::swiglu ? 3.0 : 2.0;
@@ -51,11 +53,12 @@ Flops logits_forward_flops(const TransformerSpec& model, double sequences, doubl
 }
 
 StepFlops training_step_flops(const TransformerSpec& model, double global_batch, double seq, Recompute recompute,
-                              AttentionCount count, double recomputed_fraction, RecomputeModules modules) {
+                              AttentionCount count, double recomputed_fraction, RecomputeModules modules,
+                              double document_tokens) {
   const double moe_layers = model.is_moe() ? std::max(model.layers - model.moe.first_dense_layers, 0) : 0;
   const double dense_layers = model.layers - moe_layers;
-  const LayerFlops dense = layer_forward_flops(model, global_batch, seq, count, false);
-  const LayerFlops moe = layer_forward_flops(model, global_batch, seq, count, true);
+  const LayerFlops dense = layer_forward_flops(model, global_batch, seq, count, false, document_tokens);
+  const LayerFlops moe = layer_forward_flops(model, global_batch, seq, count, true, document_tokens);
   const Flops layers_forward = dense.total() * dense_layers + moe.total() * moe_layers;
   // Multi-token prediction (model/transformer.h mtp_depth): per module one block of the decoder's last
   // layer kind, the 2h -> h projection and the shared head's logits again.

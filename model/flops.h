@@ -14,7 +14,9 @@
 // 2 m b s h f_e (top_k + shared) with m = 3 (SwiGLU) or 2, plus the router 2 b s h E — the model
 // FLOPs of a token, not the padded or imbalanced work a rank does (that is in the ops' time).
 // Sliding-window layers count 4 b s w a d for their core (each query attends to w keys), and
-// LayerFlops::attention is the mean over the model's full and windowed layers.
+// LayerFlops::attention is the mean over the model's full and windowed layers. Packed documents of
+// N < s tokens with attention masked per document (TrainingWorkload::document_tokens) count
+// 4 b s N a d (s / N documents of N^2 pairs each; a window w < N then 4 b s w a d as before).
 // Each multi-token-prediction module (mtp_depth) adds one layer of the decoder's last kind, its
 // projection 2 b s (2h) h and the logits 2 b s h V (Megatron-LM's num_floating_point_operations
 // counts the same MTP terms). Recomputation counts each module's block as one more layer of its
@@ -53,8 +55,11 @@ struct LayerFlops {
 
 // Forward FLOPs of one whole (unsharded) layer for `sequences` sequences of `seq` tokens: the dense
 // kind, or (moe_layer) the mixture-of-experts kind.
+// `document_tokens` > 0 and < seq: each sequence packs documents of that many tokens, attention
+// masked per document.
 LayerFlops layer_forward_flops(const TransformerSpec& model, double sequences, double seq,
-                               AttentionCount count = AttentionCount::full, bool moe_layer = false);
+                               AttentionCount count = AttentionCount::full, bool moe_layer = false,
+                               double document_tokens = 0.0);
 // Forward FLOPs of the logits GEMM.
 Flops logits_forward_flops(const TransformerSpec& model, double sequences, double seq);
 
@@ -64,10 +69,11 @@ struct StepFlops {
 };
 
 // FLOPs of one optimizer step over `global_batch` sequences.
-// `recomputed_fraction`: the share of layers full recomputation re-runs (parallel.recompute_layers).
+// `recomputed_fraction`: the share of layers full recomputation re-runs (parallel.recompute_layers);
+// `document_tokens`: as layer_forward_flops.
 StepFlops training_step_flops(const TransformerSpec& model, double global_batch, double seq, Recompute recompute,
                               AttentionCount count = AttentionCount::full, double recomputed_fraction = 1.0,
-                              RecomputeModules modules = {});
+                              RecomputeModules modules = {}, double document_tokens = 0.0);
 
 // Narayanan et al. 2021, eq. 3: F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)), the FLOPs per
 // iteration of a GPT model (4h MLP, MHA) with full activation recomputation.

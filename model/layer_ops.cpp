@@ -27,13 +27,18 @@ double qkv_width_per_rank(const LayerShape& s) {
 }
 
 // The attention core one TP rank runs: its heads, the sequence it holds as queries, the whole
-// context as keys (context parallelism: model/context_parallel.h prices the exchange).
+// context as keys (context parallelism: model/context_parallel.h prices the exchange). Packed
+// documents (LayerShape::document) make each sequence that many independent problems: a varlen
+// kernel's grid covers every (document, head) (FlashAttention-2's flash_attn_varlen_func, cuDNN's
+// ragged THD), each document's queries (its 2 cp chunks on a context-parallel rank) attending over
+// its own keys.
 ops::FlashShape flash_shape(const LayerShape& s) {
   ops::FlashShape f;
-  f.sequences = s.micro_batch;
+  const double documents = documents_per_sequence(s);
+  f.sequences = s.micro_batch * documents;
   f.heads = s.heads / s.t();
-  f.queries = s.seq;
-  f.keys = s.context;
+  f.queries = s.seq / documents;
+  f.keys = attention_keys(s);
   f.causal = s.causal;
   f.window = s.window;
   f.windowed = s.windowed_fraction;
@@ -632,6 +637,7 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.micro_batch = training.micro_batch;
   s.seq = static_cast<double>(training.seq_len) / std::max(parallel.cp, 1);
   s.context = training.seq_len;
+  s.document = training.document_tokens;
   s.hidden = model.hidden;
   s.heads = model.heads;
   s.kv_heads = model.resolved_kv_heads();
@@ -681,6 +687,12 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
   s.fp8_transposes = fp8_gemm_needs_transposes(arch);
   return s;
 }
+
+double attention_keys(const LayerShape& shape) {
+  return shape.document > 0.0 && shape.document < shape.context ? shape.document : shape.context;
+}
+
+double documents_per_sequence(const LayerShape& shape) { return shape.context / attention_keys(shape); }
 
 LayerShape moe_layer_shape(LayerShape shape) {
   shape.moe_layer = shape.moe.is_moe();

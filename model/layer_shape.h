@@ -22,6 +22,10 @@ struct LayerShape {
   double micro_batch = 1.0;   // b, sequences
   double seq = 2048.0;        // s, tokens of one sequence this rank holds (seq_len / cp)
   double context = 2048.0;    // tokens each query attends over (the full seq_len)
+  // Tokens per packed document, attention masked per document (TrainingWorkload::document_tokens);
+  // 0 (or >= context): one document per sequence. Only the fused attention kernel's work and shape
+  // follow it (attention_keys).
+  double document = 0.0;
   double hidden = 0.0;        // h
   double heads = 0.0;         // a
   double kv_heads = 0.0;      // g
@@ -114,6 +118,12 @@ LayerShape make_layer_shape(const TransformerSpec& model, const TrainingWorkload
                             const ParallelConfig& parallel, const PrecisionConfig& precision, GpuArchitecture arch);
 // The same layer with its MLP replaced by the experts (requires shape.moe.is_moe()).
 LayerShape moe_layer_shape(LayerShape shape);
+
+// The keys one query of a fused attention kernel can see before any causal or window mask: the
+// whole context, or its packed document (LayerShape::document) when shorter.
+double attention_keys(const LayerShape& shape);
+// Documents in one sequence: context / attention_keys (1 without packed documents).
+double documents_per_sequence(const LayerShape& shape);
 
 // Whether Transformer Engine keeps transposed copies of per-tensor-scaled FP8 tensors on `arch`.
 // Hopper's and Ada's FP8 tensor-core GEMMs take only the TN layout, so TE writes each FP8 operand's

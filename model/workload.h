@@ -79,6 +79,17 @@ struct TrainingWorkload {
   // every head's K and V, and so do the context-parallel exchanges (model/context_parallel.h).
   // No effect without GQA (kv_heads >= heads) or with MLA.
   std::optional<bool> repeat_kv;
+  // Tokens per document when each sequence packs several documents and attention is masked per
+  // document (training.document_tokens): Megatron-Core's packed sequences (the THD layout with
+  // cu_seqlens, PackedSeqParams; NeMo / Megatron-Bridge packed SFT), FlashAttention's varlen and
+  // cuDNN's ragged kernels, Llama 3's document mask ("an attention mask that prevents
+  // self-attention between different documents within the same sequence", Llama 3 Herd of Models,
+  // arXiv:2407.21783, Sec. 3.2). The documents are taken as equal, seq_len / document_tokens of
+  // them per sequence: a fused kernel then does each document's causal work, s N / 2 score pairs per
+  // head instead of s^2 / 2, in CTAs over N-token problems. The unfused path materializes the whole
+  // s x s score matrix and masks it, so its time does not change. Every GEMM, norm and
+  // communication still sees all seq_len tokens. 0: one document per sequence (no mask).
+  int document_tokens = 0;
 
   // Terms that make a real run slower than its step time (goodput); zero/empty means ignored.
   struct Goodput {

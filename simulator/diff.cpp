@@ -190,6 +190,15 @@ std::vector<Group> groups() {
                         enum_name(y.training().attention_kernel));
                  return p;
                }});
+  g.push_back({"packed documents",
+               [](Scenario& d, const Scenario& b) {
+                 std::get<TrainingWorkload>(d.workload).document_tokens = b.training().document_tokens;
+               },
+               [](const Scenario& x, const Scenario& y) {
+                 std::vector<std::string> p;
+                 change(p, "document_tokens", x.training().document_tokens, y.training().document_tokens);
+                 return p;
+               }});
   g.push_back({"everything else",
                [](Scenario& d, const Scenario& b) {
                  const std::string name = d.name;

@@ -181,7 +181,7 @@ PredictionInterval training_interval(const CalibrationProfile& profile, const Sc
         std::map<std::string, double> q;
         if (op.kind == OpKind::gemm) q = {{"m", op.gemm.m}, {"n", op.gemm.n}, {"k", op.gemm.k}};
         if (op.kind == OpKind::flash_forward || op.kind == OpKind::flash_backward) {
-          q = {{"seq_kv", shape.context}, {"head_dim", shape.head_dim}};
+          q = {{"seq_kv", attention_keys(shape)}, {"head_dim", shape.head_dim}};
         }
         for (const auto& e : cal->coverage.outside(q)) {
           const std::string line = c + ": " + e;

@@ -450,6 +450,21 @@ void check_scenario(DiagnosticSink& sink, const Scenario& s, const ScenarioReadS
       sink.error_at("training.seq_len", "seq_len (" + str(t.seq_len) + ") must be divisible by 2*cp = " +
                                             str(2 * p.cp) + " (context parallelism splits it into 2*cp chunks)");
     }
+    // Packed documents (training.document_tokens): at most one per sequence's length, and under
+    // context parallelism each splits into 2*cp load-balanced chunks as the sequence would
+    // (Transformer Engine's THD context parallelism; Megatron-Bridge pads every packed document to
+    // a multiple of 2*cp for it).
+    if (t.document_tokens > 0 && ok({"training.document_tokens", "training.seq_len"})) {
+      if (t.document_tokens > t.seq_len) {
+        sink.error_at("training.document_tokens", "document_tokens (" + str(t.document_tokens) +
+                                                      ") exceeds seq_len (" + str(t.seq_len) +
+                                                      "): a document is packed inside one sequence");
+      } else if (ok({"parallel.cp"}) && p.cp > 1 && t.document_tokens % (2 * p.cp) != 0) {
+        sink.error_at(product_path(sink, {"training.document_tokens", "parallel.cp"}),
+                      "document_tokens (" + str(t.document_tokens) + ") must be divisible by 2*cp = " + str(2 * p.cp) +
+                          " (context parallelism splits every packed document into 2*cp chunks)");
+      }
+    }
     if (seq_ok && p.sequence_parallel && p.tp > 1 && t.seq_len % p.tp != 0) {
       sink.error_at("training.seq_len", "seq_len (" + str(t.seq_len) + ") must be divisible by tp (" + str(p.tp) +
                                             ") with sequence_parallel");

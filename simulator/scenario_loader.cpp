@@ -279,7 +279,8 @@ std::optional<SystemSpec> read_system(Reader& ctx, const YamlValue& v) {
 
 std::optional<TrainingWorkload> read_training(Reader& ctx, const YamlValue& v) {
   const MapReader r(ctx.sink, v.node, v.path, v.where, {"seq_len", "global_batch", "micro_batch", "flash_attention", "attention_kernel",
-                                                          "kernels", "cross_entropy_fusion", "repeat_kv", "goodput"});
+                                                          "kernels", "cross_entropy_fusion", "repeat_kv", "document_tokens",
+                                                          "goodput"});
   if (!r.is_mapping()) return std::nullopt;
   TrainingWorkload t;
   if (auto x = r.integer("seq_len")) t.seq_len = static_cast<int>(*x); else if (!r.has("seq_len")) r.missing("seq_len", "tokens per sequence");
@@ -290,6 +291,7 @@ std::optional<TrainingWorkload> read_training(Reader& ctx, const YamlValue& v) {
   if (auto x = r.enumeration<KernelFusion>("kernels")) t.kernels = *x;
   if (auto x = r.enumeration<CrossEntropyFusion>("cross_entropy_fusion")) t.cross_entropy_fusion = *x;
   if (auto x = r.boolean("repeat_kv")) t.repeat_kv = *x;
+  if (auto x = r.integer("document_tokens", kPositive)) t.document_tokens = static_cast<int>(*x);
   if (const auto g = r.get("goodput")) {
     const MapReader gr(ctx.sink, g->node, g->path, g->where,
                        {"dataloader_rate", "straggler_cv", "checkpoint_interval", "checkpoint_size",

@@ -171,6 +171,7 @@ void write_training(Writer& w, const TrainingWorkload& t) {
   w.enumeration(2, "kernels", t.kernels);
   if (t.cross_entropy_fusion != CrossEntropyFusion::native) w.enumeration(2, "cross_entropy_fusion", t.cross_entropy_fusion);
   if (t.repeat_kv) w.boolean(2, "repeat_kv", *t.repeat_kv);
+  if (t.document_tokens > 0) w.integer(2, "document_tokens", t.document_tokens);
   const auto& g = t.goodput;
   if (g == TrainingWorkload::Goodput{}) return;
   w.key(2, "goodput");

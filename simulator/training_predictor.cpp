@@ -1000,7 +1000,7 @@ TrainingPrediction TrainingPredictor::predict(const Scenario& scenario, const Co
   // Throughput and utilisation.
   const StepFlops flops = training_step_flops(model, training.global_batch, training.seq_len, par.recompute,
                                               AttentionCount::full, recomputed_layer_fraction(par, model.layers),
-                                              par.recompute_modules);
+                                              par.recompute_modules, training.document_tokens);
   out.model_flops_per_step = flops.model;
   out.hardware_flops_per_step = flops.hardware;
   const double cluster_peak = gpu.peak(precision.compute).value() * gpus;

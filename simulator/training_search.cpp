@@ -108,7 +108,9 @@ SearchResult run_training_search(const Scenario& base, const SearchOptions& opti
   const auto net = options.collectives ? options.collectives(base.system)
                                        : default_collective_factory(options.parameters)(base.system);
   const double model_flops =
-      training_step_flops(base.model, base.training().global_batch, base.training().seq_len, Recompute::none).model.value();
+      training_step_flops(base.model, base.training().global_batch, base.training().seq_len, Recompute::none,
+                          AttentionCount::full, 1.0, {}, base.training().document_tokens)
+          .model.value();
   const auto shard_count = static_cast<std::uint64_t>(std::max(options.shard_count, 1));
   const auto shard_index = static_cast<std::uint64_t>(std::max(options.shard_index, 0));
 

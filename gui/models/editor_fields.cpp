@@ -188,6 +188,10 @@ std::vector<FieldSpec> editor_fields(const Scenario& s, const Catalog& catalog) 
                         "Sequences per optimizer step", 1, 1 << 24));
     f.push_back(integer("training.micro_batch", "Micro-&batch", B, t.micro_batch, "sequences",
                         "Sequences per micro-batch per replica", 1, 1 << 20));
+    f.push_back(integer("training.document_tokens", "Document length", B, t.document_tokens, "tokens",
+                        "Packed documents, attention masked per document (packed SFT, Llama 3's document "
+                        "mask); whole sequence: one document per sequence",
+                        0, 1 << 24, "whole sequence"));
     return f;
   }
 

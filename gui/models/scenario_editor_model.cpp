@@ -161,6 +161,8 @@ void ScenarioEditorModel::edit(const FieldSpec& f, const QVariant& v) {
     const ServingWorkload& sv = m_scenario->inference().serving;
     const LengthSpec& length = key.endsWith(QLatin1String("input_len")) ? sv.input_len : sv.output_len;
     set(length.dist == LengthDistribution::fixed ? key : key + QStringLiteral(".mean"), QString::number(v.toInt()));
+  } else if (key == QLatin1String("training.document_tokens") && v.toInt() <= 0) {
+    m_document.unset(key.toStdString());  // one document per sequence: the key's absence
   } else if (key == QLatin1String("inference.arrival_rate")) {
     set(key, QStringLiteral("\"%1/s\"").arg(number_text(v.toDouble())));
   } else if (key.startsWith(QLatin1String("inference.slo."))) {

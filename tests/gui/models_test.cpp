@@ -69,6 +69,7 @@ class ModelsTest : public QObject {
   void a_broken_file_reports_file_line_and_column();
   void an_unreadable_file_is_a_diagnostic_not_a_crash();
   void dp_follows_the_layout_until_set();
+  void document_length_speeds_attention_and_whole_sequence_removes_the_key();
   void saving_an_unedited_document_keeps_its_text();
   void save_then_load_gives_an_equal_scenario_and_identical_prediction();
   void stale_job_results_are_dropped();
@@ -191,6 +192,26 @@ void ModelsTest::dp_follows_the_layout_until_set() {
   QVERIFY(session.wait_until_idle());
   QVERIFY(session.analysis().valid());
   QCOMPARE(session.editor().value(QStringLiteral("parallel.dp")).toInt(), 4);
+}
+
+void ModelsTest::document_length_speeds_attention_and_whole_sequence_removes_the_key() {
+  StaticProfileSource profiles;
+  ExplorerSession session(profiles);
+  session.open(kSmall);
+  QVERIFY(session.wait_until_idle());
+  QCOMPARE(session.editor().value(QStringLiteral("training.document_tokens")).toInt(), 0);  // whole sequence
+  const double whole = session.analysis().training->step_time.value();
+  QVERIFY(session.editor().set_value(QStringLiteral("training.document_tokens"), 512));
+  QVERIFY(session.wait_until_idle());
+  QVERIFY(session.analysis().valid());
+  QVERIFY(session.analysis().training->step_time.value() < whole);
+  QVERIFY(session.editor().set_value(QStringLiteral("training.document_tokens"), 8192));  // longer than seq_len
+  QVERIFY(session.wait_until_idle());
+  QVERIFY(!session.analysis().valid());
+  QVERIFY(session.editor().set_value(QStringLiteral("training.document_tokens"), 0));  // back to whole sequences
+  QVERIFY(session.wait_until_idle());
+  QVERIFY(session.analysis().valid());
+  QCOMPARE(session.analysis().training->step_time.value(), whole);
 }
 
 void ModelsTest::saving_an_unedited_document_keeps_its_text() {

@@ -496,6 +496,7 @@ training:
   seq_len: 4096
   global_batch: 64
   micro_batch: 2
+  document_tokens: 1024
   goodput: {dataloader_rate: 500/s, straggler_cv: 0.05, checkpoint_interval: 30 min, checkpoint_size: 1 TB,
             checkpoint_write_bandwidth: 10 GB/s, gpu_mtbf: 50000 h, restart_time: 10 min}
 parallel:
@@ -526,6 +527,7 @@ precision: {compute: fp8, params: bf16, grads: bf16, optimizer: fp32, kv_cache: 
   CHECK(training.model.activation_clamp == 7.5);
   CHECK(training.system.network.oversubscription == 2.0);
   CHECK(training.training().goodput.gpu_mtbf_hours == 50000.0);
+  CHECK(training.training().document_tokens == 1024);
   CHECK(training.system.gpu.sfu_exp_per_sm_clock == 32.0);
   CHECK(training.system.gpu.sustained_clock_fraction == 0.9);
   CHECK(training.system.gpu.nvfp4_gemm_over_fp8 == 1.5);
