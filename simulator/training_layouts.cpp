@@ -50,6 +50,8 @@ LayoutSpace::LayoutSpace(const Scenario& base, const LayoutSpaceOptions& options
     if (m.heads % tp != 0 || (m.kv_heads % tp != 0 && tp % m.kv_heads != 0)) continue;
     for (int cp : divisors(gpus / tp)) {
       if (cp > 1 && (!options.context_parallel || t.seq_len % (2 * cp) != 0)) continue;
+      // Packed documents split into 2*cp chunks each, as the loader requires (scenario_checks.cpp).
+      if (cp > 1 && t.document_tokens > 0 && t.document_tokens % (2 * cp) != 0) continue;
       if (cp > 1 && fixed.cp_kind == ContextParallelKind::ulysses && m.heads % (tp * cp) != 0) continue;
       for (int pp : divisors(gpus / (tp * cp))) {
         if (m.layers % pp != 0) continue;

@@ -4,6 +4,7 @@
 // the unfused path's unchanged masked work, and what a prediction does with it.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <string>
 
 #include "model/flops.h"
@@ -12,6 +13,7 @@
 #include "model/op_time.h"
 #include "simulator/diagnostics.h"
 #include "simulator/scenario_loader.h"
+#include "simulator/training_layouts.h"
 #include "simulator/training_predictor.h"
 
 using namespace stepcast;
@@ -198,4 +200,24 @@ TEST_CASE("a prediction with shorter documents is faster, only through attention
   const TrainingPrediction unfused_docs =
       predict_training(parse_scenario(scenario_yaml("flash_attention: false, document_tokens: 512"), "t.yaml"));
   CHECK(unfused_docs.step_time.value() == doctest::Approx(unfused.step_time.value()));
+}
+
+TEST_CASE("the layout search offers only the context-parallel degrees whose 2*cp chunks split a document") {
+  // seq_len 8192 splits for cp 2, 4 and 8; a 1028-token document only for cp 2 (1028 / 8 is not
+  // whole).
+  LayoutSpaceOptions options;
+  options.context_parallel = true;
+  const LayoutSpace whole(parse_scenario(scenario_yaml(""), "t.yaml"), options);
+  const LayoutSpace packed(parse_scenario(scenario_yaml("document_tokens: 1028"), "t.yaml"), options);
+  std::set<int> whole_cps, packed_cps;
+  for (std::uint64_t i = 0; i < whole.size(); ++i) whole_cps.insert(whole.at(i).cp);
+  for (std::uint64_t i = 0; i < packed.size(); ++i) packed_cps.insert(packed.at(i).cp);
+  CHECK(whole_cps == std::set<int>{1, 2, 4, 8});
+  CHECK(packed_cps == std::set<int>{1, 2});
+  // Every layout offered loads.
+  for (std::uint64_t i = 0; i < packed.size(); ++i) {
+    Scenario s = parse_scenario(scenario_yaml("document_tokens: 1028"), "t.yaml");
+    apply_layout(packed.at(i), s);
+    CHECK(load_error(write_scenario_yaml(s)).empty());
+  }
 }
