@@ -14,6 +14,7 @@
 #include "simulator/sweep_file.h"
 #include "simulator/sweep_points.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/scenario_errors.h"
 
 using namespace stepcast;
 
@@ -25,15 +26,6 @@ std::string scenario_yaml(const std::string& gpu, const std::string& training_ex
          ", gpus: 8}\nparallel: {tp: 1, pp: 1, dp: 8, zero: 3}\n"
          "training: {seq_len: 8192, global_batch: 32, micro_batch: 1" +
          (training_extra.empty() ? "" : ", " + training_extra) + "}\n";
-}
-
-std::string load_error(const std::string& yaml) {
-  try {
-    parse_scenario(yaml, "t.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return {};
 }
 
 }  // namespace
@@ -52,7 +44,7 @@ TEST_CASE("training.attention_kernel defaults to best and reads best, flash2 or 
 }
 
 TEST_CASE("an unknown training.attention_kernel is rejected naming the key and every allowed value") {
-  const std::string error = load_error(scenario_yaml("h100-sxm-80gb", "attention_kernel: flash3"));
+  const std::string error = test::scenario_errors(scenario_yaml("h100-sxm-80gb", "attention_kernel: flash3"));
   CAPTURE(error);
   CHECK(error.find("training.attention_kernel") != std::string::npos);
   CHECK(error.find("flash3") != std::string::npos);
@@ -63,29 +55,29 @@ TEST_CASE("an unknown training.attention_kernel is rejected naming the key and e
 
 TEST_CASE("flash2 is rejected where no FlashAttention-2 figure exists, and without a fused attention kernel") {
   // Blackwell: no FlashAttention-2 training-shape measurement (model/cost_parameters.h).
-  const std::string blackwell = load_error(scenario_yaml("b200", "attention_kernel: flash2"));
+  const std::string blackwell = test::scenario_errors(scenario_yaml("b200", "attention_kernel: flash2"));
   CAPTURE(blackwell);
   CHECK(blackwell.find("training.attention_kernel") != std::string::npos);
   CHECK(blackwell.find("blackwell") != std::string::npos);
   CHECK(blackwell.find("attention_kernel: best") != std::string::npos);
-  CHECK(load_error(scenario_yaml("b200", "attention_kernel: best")).empty());
+  CHECK(test::scenario_errors(scenario_yaml("b200", "attention_kernel: best")).empty());
   // The unfused path has no fused kernel to choose.
-  const std::string unfused = load_error(scenario_yaml("h100-sxm-80gb", "attention_kernel: flash2, flash_attention: false"));
+  const std::string unfused = test::scenario_errors(scenario_yaml("h100-sxm-80gb", "attention_kernel: flash2, flash_attention: false"));
   CHECK(unfused.find("flash_attention is false") != std::string::npos);
   // Ampere and Hopper have one.
-  CHECK(load_error(scenario_yaml("a100-sxm-80gb", "attention_kernel: flash2")).empty());
-  CHECK(load_error(scenario_yaml("h100-sxm-80gb", "attention_kernel: flash2")).empty());
+  CHECK(test::scenario_errors(scenario_yaml("a100-sxm-80gb", "attention_kernel: flash2")).empty());
+  CHECK(test::scenario_errors(scenario_yaml("h100-sxm-80gb", "attention_kernel: flash2")).empty());
 }
 
 TEST_CASE("triton is rejected where FlashAttention-2 has no figure, since it is priced relative to it") {
-  const std::string blackwell = load_error(scenario_yaml("b200", "attention_kernel: triton"));
+  const std::string blackwell = test::scenario_errors(scenario_yaml("b200", "attention_kernel: triton"));
   CAPTURE(blackwell);
   CHECK(blackwell.find("training.attention_kernel") != std::string::npos);
   CHECK(blackwell.find("triton is priced on ampere, ada and hopper") != std::string::npos);
-  const std::string unfused = load_error(scenario_yaml("a100-sxm-80gb", "attention_kernel: triton, flash_attention: false"));
+  const std::string unfused = test::scenario_errors(scenario_yaml("a100-sxm-80gb", "attention_kernel: triton, flash_attention: false"));
   CHECK(unfused.find("attention_kernel triton names a fused attention kernel") != std::string::npos);
-  CHECK(load_error(scenario_yaml("a100-sxm-80gb", "attention_kernel: triton")).empty());
-  CHECK(load_error(scenario_yaml("h100-sxm-80gb", "attention_kernel: triton")).empty());
+  CHECK(test::scenario_errors(scenario_yaml("a100-sxm-80gb", "attention_kernel: triton")).empty());
+  CHECK(test::scenario_errors(scenario_yaml("h100-sxm-80gb", "attention_kernel: triton")).empty());
 }
 
 TEST_CASE("the scenario writer keeps attention_kernel flash2 and omits the default") {

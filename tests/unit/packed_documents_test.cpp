@@ -11,10 +11,12 @@
 #include "model/layer_ops.h"
 #include "model/layer_shape.h"
 #include "model/op_time.h"
-#include "simulator/diagnostics.h"
 #include "simulator/scenario_loader.h"
 #include "simulator/training_layouts.h"
 #include "simulator/training_predictor.h"
+#include "tests/support/catalog_gpu.h"
+#include "tests/support/catalog_model.h"
+#include "tests/support/scenario_errors.h"
 
 using namespace stepcast;
 
@@ -26,28 +28,6 @@ std::string scenario_yaml(const std::string& extra, const std::string& parallel 
   return "schema_version: 1\nmodel: llama3-8b\nsystem: {preset: dgx-h100, gpus: 8}\nparallel: " + parallel +
          "\ntraining: {seq_len: 8192, global_batch: 32, micro_batch: 1" + (extra.empty() ? "" : ", " + extra) +
          "}\nprecision: bf16\n";
-}
-
-std::string load_error(const std::string& yaml) {
-  try {
-    parse_scenario(yaml, "t.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return {};
-}
-
-TransformerSpec llama_like() {
-  TransformerSpec m;
-  m.layers = 32;
-  m.hidden = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn_hidden = 14336;
-  m.vocab = 128256;
-  m.mlp = MlpKind::swiglu;
-  return m;
 }
 
 // The one op of `kind` in `ops`, by value (the lists are temporaries).
@@ -70,7 +50,7 @@ LayerShape shape_with(int seq_len, int document_tokens, int cp = 1, ContextParal
   ParallelConfig p;
   p.cp = cp;
   p.cp_kind = kind;
-  return make_layer_shape(llama_like(), w, p, PrecisionConfig{});
+  return make_layer_shape(test::catalog_model("llama3-8b"), w, p, PrecisionConfig{});
 }
 
 }  // namespace
@@ -84,22 +64,22 @@ TEST_CASE("training.document_tokens loads, writes back, and is absent (0) by def
 }
 
 TEST_CASE("a document_tokens that is not a positive integer, longer than seq_len, or not split by 2*cp is rejected") {
-  CHECK(load_error(scenario_yaml("document_tokens: 0")).find("training.document_tokens: expected a positive integer") !=
+  CHECK(test::scenario_errors(scenario_yaml("document_tokens: 0")).find("training.document_tokens: expected a positive integer") !=
         std::string::npos);
-  CHECK(load_error(scenario_yaml("document_tokens: 512.5")).find("training.document_tokens") != std::string::npos);
-  const std::string longer = load_error(scenario_yaml("document_tokens: 8193"));
+  CHECK(test::scenario_errors(scenario_yaml("document_tokens: 512.5")).find("training.document_tokens") != std::string::npos);
+  const std::string longer = test::scenario_errors(scenario_yaml("document_tokens: 8193"));
   CAPTURE(longer);
   CHECK(longer.find("document_tokens (8193) exceeds seq_len (8192)") != std::string::npos);
-  const std::string cp = load_error(scenario_yaml("document_tokens: 1004", "{tp: 1, pp: 1, dp: 2, cp: 4}"));
+  const std::string cp = test::scenario_errors(scenario_yaml("document_tokens: 1004", "{tp: 1, pp: 1, dp: 2, cp: 4}"));
   CAPTURE(cp);
   CHECK(cp.find("must be divisible by 2*cp = 8") != std::string::npos);
-  CHECK(load_error(scenario_yaml("document_tokens: 1024", "{tp: 1, pp: 1, dp: 2, cp: 4}")).empty());
-  CHECK(load_error(scenario_yaml("document_tokens: 8192")).empty());
+  CHECK(test::scenario_errors(scenario_yaml("document_tokens: 1024", "{tp: 1, pp: 1, dp: 2, cp: 4}")).empty());
+  CHECK(test::scenario_errors(scenario_yaml("document_tokens: 8192")).empty());
 }
 
 TEST_CASE("packed documents count 4 b s N a d of attention core instead of 4 b s^2 a d; a window shorter still counts w") {
-  const TransformerSpec m = llama_like();
-  const double q = m.heads * m.head_dim;
+  const TransformerSpec m = test::catalog_model("llama3-8b");
+  const double q = m.heads * m.resolved_head_dim();
   const LayerFlops whole = layer_forward_flops(m, 2, 8192);
   CHECK(whole.attention.value() == doctest::Approx(4.0 * 2 * 8192.0 * 8192 * q));
   const LayerFlops packed = layer_forward_flops(m, 2, 8192, AttentionCount::full, false, 1024);
@@ -141,14 +121,7 @@ TEST_CASE("the fused kernel runs each document as its own causal problem: s/N of
   // Shorter problems cost more per FLOP (each CTA's prologue and the causal tail weigh more), and
   // less in all.
   const CostParameters params;
-  const GpuSpec h100 = [] {
-    GpuSpec g;
-    g.architecture = GpuArchitecture::hopper;
-    g.sm_count = 132;
-    g.dense_peak[index_of(DataType::bf16)] = FlopRate(989.4e12);
-    g.memory_bandwidth = Bandwidth(3.35e12);
-    return g;
-  }();
+  const GpuSpec& h100 = test::catalog_gpu("h100-sxm-80gb");
   const double t_whole = op_time(w, h100, params).value();
   const double t_packed = op_time(p, h100, params).value();
   CHECK(t_packed < t_whole);
@@ -174,13 +147,13 @@ TEST_CASE("the unfused path masks the whole s x s scores, so documents leave its
   TrainingWorkload w;
   w.seq_len = 4096;
   w.flash_attention = false;
-  const LayerShape whole = make_layer_shape(llama_like(), w, ParallelConfig{}, PrecisionConfig{});
+  const LayerShape whole = make_layer_shape(test::catalog_model("llama3-8b"), w, ParallelConfig{}, PrecisionConfig{});
   w.document_tokens = 512;
-  const LayerShape packed = make_layer_shape(llama_like(), w, ParallelConfig{}, PrecisionConfig{});
+  const LayerShape packed = make_layer_shape(test::catalog_model("llama3-8b"), w, ParallelConfig{}, PrecisionConfig{});
   const OpList a = attention_core_forward_ops(whole);
   const OpList b = attention_core_forward_ops(packed);
   REQUIRE(a.size() == b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
+  for (int i = 0; i < a.size(); ++i) {
     CHECK(a[i].flops.value() == doctest::Approx(b[i].flops.value()));
     CHECK(a[i].bytes.value() == doctest::Approx(b[i].bytes.value()));
   }
@@ -218,6 +191,6 @@ TEST_CASE("the layout search offers only the context-parallel degrees whose 2*cp
   for (std::uint64_t i = 0; i < packed.size(); ++i) {
     Scenario s = parse_scenario(scenario_yaml("document_tokens: 1028"), "t.yaml");
     apply_layout(packed.at(i), s);
-    CHECK(load_error(write_scenario_yaml(s)).empty());
+    CHECK(test::scenario_errors(write_scenario_yaml(s)).empty());
   }
 }
